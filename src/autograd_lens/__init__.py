@@ -1,0 +1,11 @@
+"""autograd_lens: look inside PyTorch's autograd graph.
+
+- draw(*outputs): the graph as a picture, freed saved tensors marked;
+- saved_tensors(*outputs): a table of every tensor the graph saved;
+- retained_bytes(*outputs): how many bytes those saved tensors keep alive.
+"""
+from .draw import GraphView, draw
+from .saved import SavedTensorTable, retained_bytes, saved_tensors
+
+__all__ = ["draw", "GraphView", "saved_tensors", "SavedTensorTable", "retained_bytes"]
+__version__ = "0.1.0"

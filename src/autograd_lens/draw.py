@@ -1,0 +1,170 @@
+"""Draw an autograd graph with Graphviz, in torchviz's style, freed buffers marked.
+
+Colours (torchviz's, plus one for freed buffers):
+- light grey box: a backward node (`grad_fn`); red dashed border once backward
+  has freed the tensors it saved;
+- light blue: a leaf tensor that requires grad (backward fills its `.grad`);
+- green: an output you passed in;
+- orange: a tensor a backward node saved for its gradient formula;
+- white dashed: a saved tensor that backward has freed.
+"""
+from pathlib import Path
+
+import graphviz
+from torchviz.dot import resize_graph
+
+from .graph import walk
+
+# torchviz's node style, so that our drawings look like make_dot's.
+NODE_STYLE = dict(style="filled", shape="box", align="left", fontsize="10",
+                  ranksep="0.1", height="0.2", fontname="monospace")
+BACKWARD = dict(fillcolor="lightgrey")
+BACKWARD_FREED = dict(fillcolor="lightgrey", color="red", style="filled,dashed", penwidth="2")
+LEAF = dict(fillcolor="lightblue")
+OUTPUT = dict(fillcolor="darkolivegreen1")
+SAVED = dict(fillcolor="orange")
+SAVED_FREED = dict(fillcolor="white", style="filled,dashed", fontcolor="grey40")
+
+LEGEND = [
+    ("backward", "backward node (grad_fn)", BACKWARD),
+    ("backward_freed", "backward node whose\nsaved tensors were freed", BACKWARD_FREED),
+    ("leaf", "leaf: backward fills .grad", LEAF),
+    ("output", "output", OUTPUT),
+    ("saved", "saved tensor", SAVED),
+    ("saved_freed", "saved tensor, freed", SAVED_FREED),
+]
+
+INSTALL_NOTE = ("Graphviz's `dot` program was not found, so this is the graph's DOT source. "
+                "To see the picture, install Graphviz: `sudo apt-get install graphviz`, "
+                "`brew install graphviz` or `conda install -c conda-forge graphviz`.")
+
+
+def _shape(tensor):
+    return "(" + ", ".join(str(n) for n in tensor.shape) + ")"
+
+
+def _summary(graph):
+    holding = [n for n in graph.nodes if n.holds_saved_tensors]
+    freed = [n for n in holding if n.freed]
+    outputs = ", ".join(f"{name} {_shape(t)}" for name, t, _ in graph.outputs)
+    lines = [f"autograd graph of {outputs}: {len(graph.nodes)} nodes, "
+             f"{len(holding)} hold saved tensors, {len(freed)} freed"]
+    width = max(len(n.name) for n in graph.nodes)
+    for node in graph.nodes:
+        if node.is_leaf:
+            what = f"leaf {_shape(node.leaf_tensor)}"
+        elif node.saved:
+            what = "saved " + ", ".join(
+                f"{s.attribute}" + (f" = {s.name}" if s.name else "")
+                + (" freed" if s.freed else f" {_shape(s.tensor)}")
+                for s in node.saved)
+        else:
+            what = "saves no tensors"
+        made = node.grad_fn_of + [name for name, _, i in graph.outputs if i == node.index]
+        if made:
+            what += " -> " + ", ".join(made)
+        lines.append(f"  {node.name.ljust(width)}  {what}")
+    return "\n".join(lines)
+
+
+def _dot(graph, show_saved):
+    dot = graphviz.Digraph(node_attr=NODE_STYLE, graph_attr=dict(size="12,12"))
+    used = set()
+    for node in graph.nodes:
+        node_id = f"n{node.index}"
+        if node.is_leaf:
+            style, used_key = LEAF, "leaf"
+            label = f"{node.name}\n{_shape(node.leaf_tensor)}"
+        else:
+            used_key = "backward_freed" if node.freed else "backward"
+            style, label = (BACKWARD_FREED if node.freed else BACKWARD), node.name
+            for name in node.grad_fn_of:
+                label += f"\n= {name}.grad_fn"
+        used.add(used_key)
+        dot.node(node_id, label, **style)
+        for source in node.inputs:
+            dot.edge(f"n{source}", node_id)
+        if show_saved:
+            for k, saved in enumerate(node.saved):
+                saved_id = f"n{node.index}_saved{k}"
+                title = saved.attribute + (f" = {saved.name}" if saved.name else "")
+                if saved.freed:
+                    used.add("saved_freed")
+                    dot.node(saved_id, f"{title}\nfreed", **SAVED_FREED)
+                else:
+                    used.add("saved")
+                    dot.node(saved_id, f"{title}\n{_shape(saved.tensor)}", **SAVED)
+                dot.edge(saved_id, node_id, dir="none", style="dashed")
+    for position, (name, tensor, index) in enumerate(graph.outputs):
+        used.add("output")
+        dot.node(f"out{position}", f"{name}\n{_shape(tensor)}", **OUTPUT)
+        dot.edge(f"n{index}", f"out{position}")
+    with dot.subgraph(name="cluster_legend") as legend:
+        legend.attr(label="legend", fontname="monospace", fontsize="10", style="dashed")
+        shown = [key for key, _, _ in LEGEND if key in used]
+        for key, text, style in LEGEND:
+            if key in used:
+                legend.node(f"legend_{key}", text, **style)
+        for upper, lower in zip(shown, shown[1:]):  # stack the entries in a column
+            legend.edge(f"legend_{upper}", f"legend_{lower}", style="invis")
+    resize_graph(dot)
+    return dot
+
+
+class GraphView:
+    """A drawn autograd graph: SVG in Jupyter, a short summary as text.
+
+    `.source` is the DOT source, the same bytes in every run for the same code.
+    `.summary` (also `repr()`) lists the nodes, what each saved and whether freed.
+    """
+
+    def __init__(self, graph, show_saved):
+        self.summary = _summary(graph)
+        self.dot = _dot(graph, show_saved)
+
+    @property
+    def source(self) -> str:
+        return self.dot.source
+
+    def __repr__(self):
+        return self.summary
+
+    def svg(self) -> str:
+        """The SVG picture; needs Graphviz's `dot` (raises ExecutableNotFound without)."""
+        return self.dot.pipe(format="svg", encoding="utf-8")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        try:
+            return {"image/svg+xml": self.svg(), "text/plain": self.summary}
+        except graphviz.ExecutableNotFound:
+            return {"text/plain": f"{self.summary}\n\n{INSTALL_NOTE}\n\n{self.source}"}
+
+    def save(self, path):
+        """Write the graph to `path`: .svg, .png (both need Graphviz) or .dot."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".dot":
+            path.write_text(self.source, encoding="utf-8")
+        elif suffix in (".svg", ".png"):
+            try:
+                path.write_bytes(self.dot.pipe(format=suffix[1:]))
+            except graphviz.ExecutableNotFound:
+                raise RuntimeError(f"cannot write {path.name}: {INSTALL_NOTE} "
+                                   "Or save as .dot, which needs no Graphviz.") from None
+        else:
+            raise ValueError(f"cannot save as {path.name!r}: use a path ending in "
+                             ".svg, .png or .dot")
+        return path
+
+
+def draw(*outputs, params=None, show_saved=True) -> GraphView:
+    """Draw the autograd graph that reaches `outputs`.
+
+    params: maps names to tensors (e.g. {"a": a} or dict(model.named_parameters()))
+        to label the leaves, outputs and saved tensors they name.
+    show_saved: draw each saved tensor as an orange box beside the node holding it.
+
+    Never raises because buffers were freed: freed saved tensors are drawn dashed
+    and the nodes that held them get a red dashed border, with a legend.
+    """
+    return GraphView(walk(outputs, params), show_saved)

@@ -1,0 +1,232 @@
+"""Walk an autograd graph in a fixed order and read what each node saved.
+
+Everything else in the package is built on `walk()`. It names nodes by the order
+in which it meets them (never by `id()`), so the same code gives the same graph
+description in every run and every process.
+"""
+from dataclasses import dataclass, field
+
+import torch
+
+# Backward nodes expose what they saved for the backward pass as `_saved_<name>`
+# attributes (the same prefix torchviz reads). Tensor-valued ones also have a
+# `_raw_saved_<name>` twin, which is how we tell them apart from sizes and scalars.
+SAVED_PREFIX = "_saved_"
+RAW_SAVED_PREFIX = "_raw_saved_"
+
+# The one error autograd raises when a saved tensor has been freed by backward().
+FREED_MESSAGE = "after they have already been freed"
+
+
+@dataclass
+class SavedTensor:
+    """One tensor that a backward node saved for its gradient formula."""
+
+    node: str  # the unique name of the node that holds it, e.g. "MulBackward0"
+    attribute: str  # what the node calls it: "self", "other", "result", "indices[0]"
+    tensor: torch.Tensor | None  # None once freed
+    is_leaf: bool  # shares storage with a leaf of the graph (a parameter, say)
+    name: str | None = None  # the reader's name for it, when `names` gave one
+
+    @property
+    def freed(self) -> bool:
+        return self.tensor is None
+
+    @property
+    def shape(self):
+        return None if self.freed else tuple(self.tensor.shape)
+
+    @property
+    def dtype(self):
+        return None if self.freed else self.tensor.dtype
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.freed else self.tensor.nelement() * self.tensor.element_size()
+
+
+@dataclass
+class GraphNode:
+    """A backward node (`grad_fn`), or a leaf tensor that backward fills `.grad` of."""
+
+    index: int  # order of discovery: stable across runs
+    fn: object  # the torch.autograd.graph.Node
+    name: str  # unique and readable: "MulBackward0", "AddmmBackward0 #2", or a leaf's name
+    is_leaf: bool
+    leaf_tensor: torch.Tensor | None = None
+    inputs: list = field(default_factory=list)  # indices of the nodes feeding this one
+    saved: list = field(default_factory=list)  # SavedTensor records
+    grad_fn_of: list = field(default_factory=list)  # names of tensors whose grad_fn this is
+
+    @property
+    def holds_saved_tensors(self) -> bool:
+        return bool(self.saved)
+
+    @property
+    def freed(self) -> bool:
+        return any(s.freed for s in self.saved)
+
+
+@dataclass
+class Graph:
+    nodes: list  # GraphNode, in discovery order
+    outputs: list  # (name, tensor, index of its grad_fn node)
+
+
+def check_outputs(outputs) -> list:
+    """Refuse anything that is not a tensor produced by autograd, saying what to do."""
+    if not outputs:
+        raise ValueError(
+            "no outputs given: pass the tensor(s) whose graph you want, e.g. draw(loss)"
+        )
+    checked = []
+    for position, output in enumerate(outputs):
+        if not isinstance(output, torch.Tensor):
+            raise TypeError(
+                f"output {position} is a {type(output).__name__}, not a tensor: pass the "
+                "tensors that your computation produced, e.g. draw(loss)"
+            )
+        if output.grad_fn is None:
+            if output.requires_grad:
+                why = "it is a leaf tensor you created, not the result of an operation"
+            else:
+                why = ("it does not require grad: did you set requires_grad=True on an "
+                       "input, or compute it under torch.no_grad() or after .detach()?")
+            raise ValueError(f"output {position} has no grad_fn, so it has no graph: {why}")
+        checked.append(output)
+    return checked
+
+
+def check_names(names) -> dict:
+    """`names` maps a name to a tensor, like dict(model.named_parameters())."""
+    if names is None:
+        return {}
+    try:
+        names = dict(names)
+    except (TypeError, ValueError):
+        raise TypeError(
+            "params must map names to tensors, e.g. {'a': a} or "
+            "dict(model.named_parameters())"
+        ) from None
+    for key, value in names.items():
+        if not isinstance(key, str) or not isinstance(value, torch.Tensor):
+            raise TypeError(
+                f"params must map str names to tensors; got {key!r}: {type(value).__name__}"
+            )
+    return names
+
+
+def _read_saved(fn):
+    """Yield (attribute, tensor or None-if-freed) for every tensor `fn` saved."""
+    if isinstance(fn, torch.autograd.function.BackwardCFunction):
+        # A custom torch.autograd.Function keeps what ctx.save_for_backward got.
+        try:
+            values = fn.saved_tensors
+        except RuntimeError as error:
+            if FREED_MESSAGE not in str(error):
+                raise
+            yield "saved_tensors", None
+            return
+        for i, value in enumerate(values):
+            if value is not None:
+                yield f"saved_tensors[{i}]", value
+        return
+    for attr in sorted(dir(fn)):
+        if not attr.startswith(RAW_SAVED_PREFIX):
+            continue
+        attribute = attr[len(RAW_SAVED_PREFIX):]
+        try:
+            value = getattr(fn, SAVED_PREFIX + attribute)
+        except RuntimeError as error:
+            if FREED_MESSAGE not in str(error):
+                raise
+            yield attribute, None
+            continue
+        if isinstance(value, torch.Tensor):
+            yield attribute, value
+        elif isinstance(value, (tuple, list)):
+            for i, item in enumerate(value):
+                if isinstance(item, torch.Tensor):
+                    yield f"{attribute}[{i}]", item
+        # None: an optional tensor the formula did not need (e.g. `self` of x * 2)
+
+
+def _storage_key(tensor):
+    return tensor.untyped_storage().data_ptr()
+
+
+def walk(outputs, names=None) -> Graph:
+    """Visit every node that reaches `outputs`, depth first, in `next_functions` order."""
+    outputs = check_outputs(outputs)
+    names = check_names(names)
+    name_of = {id(t): name for name, t in names.items()}  # lookup only, never shown
+
+    order = {}  # fn -> GraphNode; a dict keeps insertion order
+    type_counts = {}
+
+    def add(fn):
+        node = GraphNode(index=len(order), fn=fn, name="", is_leaf=hasattr(fn, "variable"))
+        if node.is_leaf:
+            node.leaf_tensor = fn.variable
+        type_counts[type(fn).__name__] = type_counts.get(type(fn).__name__, 0) + 1
+        order[fn] = node
+        return node
+
+    for output in outputs:
+        root = output.grad_fn
+        if root in order:
+            continue
+        add(root)
+        stack = [iter(root.next_functions)]
+        parents = [root]
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                parents.pop()
+                continue
+            fn = step[0]
+            if fn is None:
+                continue
+            seen = fn in order
+            if not seen:
+                add(fn)
+            order[parents[-1]].inputs.append(order[fn].index)
+            if not seen:
+                stack.append(iter(fn.next_functions))
+                parents.append(fn)
+
+    nodes = list(order.values())
+    leaf_storages = {_storage_key(n.leaf_tensor) for n in nodes if n.is_leaf}
+
+    # Readable unique names: a leaf's given name, else its type with #k when repeated.
+    seen_of_type = {}
+    for node in nodes:
+        kind = type(node.fn).__name__
+        seen_of_type[kind] = seen_of_type.get(kind, 0) + 1
+        if node.is_leaf:
+            given = name_of.get(id(node.leaf_tensor))
+            node.name = given or ("leaf" if type_counts[kind] == 1 else f"leaf #{seen_of_type[kind]}")
+        elif type_counts[kind] > 1:
+            node.name = f"{kind} #{seen_of_type[kind]}"
+        else:
+            node.name = kind
+        if not node.is_leaf:
+            for attribute, tensor in _read_saved(node.fn):
+                node.saved.append(SavedTensor(
+                    node=node.name,
+                    attribute=attribute,
+                    tensor=tensor,
+                    is_leaf=tensor is not None and _storage_key(tensor) in leaf_storages,
+                    name=None if tensor is None else name_of.get(id(tensor)),
+                ))
+
+    for name, tensor in names.items():
+        if tensor.grad_fn in order and not any(tensor is o for o in outputs):
+            order[tensor.grad_fn].grad_fn_of.append(name)
+
+    outs = []
+    for position, output in enumerate(outputs):
+        name = name_of.get(id(output)) or f"output {position}"
+        outs.append((name, output, order[output.grad_fn].index))
+    return Graph(nodes=nodes, outputs=outs)

@@ -1,0 +1,8 @@
+"""Check cells for the lessons' exercises (course machinery, not part of autograd_lens).
+
+Each lesson has a module here, `lesson01`, `lesson02`, ..., whose functions take the
+reader's answer and return a `Verdict`, shown in the notebook as one line.
+"""
+from .verdict import Verdict, correct, not_yet, unanswered
+
+__all__ = ["Verdict", "correct", "not_yet", "unanswered"]

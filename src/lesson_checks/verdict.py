@@ -1,0 +1,27 @@
+"""The one-line answer a check cell gives: right, not yet (with a hint), or unanswered."""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool | None  # None: the reader has not answered yet
+    message: str
+
+    def __bool__(self):
+        return self.correct is True
+
+    def __repr__(self):
+        mark = {True: "✓ correct", False: "✗ not yet", None: "… not answered yet"}[self.correct]
+        return f"{mark}: {self.message}"
+
+
+def correct(message: str) -> Verdict:
+    return Verdict(True, message)
+
+
+def not_yet(hint: str) -> Verdict:
+    return Verdict(False, hint)
+
+
+def unanswered(what_to_do: str) -> Verdict:
+    return Verdict(None, what_to_do)

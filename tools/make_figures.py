@@ -1,0 +1,79 @@
+"""Re-make figures/ from the lessons' own code.
+
+A figure is the value of a lesson cell tagged `figure:<name>` (a `draw(...)` call).
+To make it, this runs the lesson's code cells in order as "Run All" does (a cell
+tagged `raises-exception` may raise; IPython's %magics are skipped), and saves the
+value of the tagged cell as figures/<name>.dot, .svg and .png.
+
+    python tools/make_figures.py          # write every figure
+    tests/test_figures.py                 # fails when a committed .dot is stale
+"""
+import ast
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+FIGURES = ROOT / "figures"
+TAG = "figure:"
+
+
+def _tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def _python_only(source):
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("%"))
+
+
+def _value_of_cell(namespace, source):
+    """Run a cell like Jupyter does: its last expression is its value."""
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, "<lesson cell>", "exec"), namespace)
+    if last is None:
+        return None
+    return eval(compile(ast.Expression(last.value), "<lesson cell>", "eval"), namespace)
+
+
+def figures_in(path):
+    """Yield (name, GraphView) for every cell tagged figure:<name> in one lesson."""
+    notebook = nbformat.read(path, as_version=4)
+    namespace = {"__name__": "__lesson__"}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            value = _value_of_cell(namespace, _python_only(cell.source))
+        except Exception:
+            if "raises-exception" not in _tags(cell):
+                raise
+            continue
+        for tag in _tags(cell):
+            if tag.startswith(TAG):
+                yield tag[len(TAG):], value
+
+
+def all_figures():
+    """{name: GraphView} for every figure of every lesson, in lesson order."""
+    figures = {}
+    for path in sorted(NOTEBOOKS.glob("[0-9]*.ipynb")):
+        for name, view in figures_in(path):
+            if name in figures:
+                raise ValueError(f"two cells make figure {name!r}; the second is in {path.name}")
+            figures[name] = view
+    return figures
+
+
+def main():
+    FIGURES.mkdir(exist_ok=True)
+    for name, view in all_figures().items():
+        for suffix in (".dot", ".svg", ".png"):
+            view.save(FIGURES / f"{name}{suffix}")
+        print(f"wrote figures/{name}.dot, .svg and .png")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
