@@ -9,6 +9,8 @@ value of the tagged cell as figures/<name>.dot, .svg and .png.
     tests/test_figures.py                 # fails when a committed .dot is stale
 """
 import ast
+import contextlib
+import io
 import sys
 from pathlib import Path
 
@@ -41,12 +43,13 @@ def _value_of_cell(namespace, source):
 def figures_in(path):
     """Yield (name, GraphView) for every cell tagged figure:<name> in one lesson."""
     notebook = nbformat.read(path, as_version=4)
+    cells = [c for c in notebook.cells if c.cell_type == "code"]
+    made_here = [i for i, c in enumerate(cells) if any(t.startswith(TAG) for t in _tags(c))]
     namespace = {"__name__": "__lesson__"}
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
+    for cell in cells[:made_here[-1] + 1] if made_here else []:  # no further than needed
         try:
-            value = _value_of_cell(namespace, _python_only(cell.source))
+            with contextlib.redirect_stdout(io.StringIO()):  # what the lesson prints
+                value = _value_of_cell(namespace, _python_only(cell.source))
         except Exception:
             if "raises-exception" not in _tags(cell):
                 raise

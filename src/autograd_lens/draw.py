@@ -6,7 +6,11 @@ Colours (torchviz's, plus one for freed buffers):
 - light blue: a leaf tensor that requires grad (backward fills its `.grad`);
 - green: an output you passed in;
 - orange: a tensor a backward node saved for its gradient formula;
-- white dashed: a saved tensor that backward has freed.
+- white dashed: a saved tensor that backward has freed;
+- pink dashed: a saved tensor modified in place after it was saved (a backward
+  through its node fails);
+- thistle (purple) box: with several outputs, a node that more than one of
+  their backward passes runs through (the part of the graph they share).
 """
 from pathlib import Path
 
@@ -20,18 +24,23 @@ NODE_STYLE = dict(style="filled", shape="box", align="left", fontsize="10",
                   ranksep="0.1", height="0.2", fontname="monospace")
 BACKWARD = dict(fillcolor="lightgrey")
 BACKWARD_FREED = dict(fillcolor="lightgrey", color="red", style="filled,dashed", penwidth="2")
+SHARED = dict(fillcolor="thistle")
 LEAF = dict(fillcolor="lightblue")
 OUTPUT = dict(fillcolor="darkolivegreen1")
 SAVED = dict(fillcolor="orange")
 SAVED_FREED = dict(fillcolor="white", style="filled,dashed", fontcolor="grey40")
+SAVED_MODIFIED = dict(fillcolor="mistyrose", style="filled,dashed", color="red")
 
 LEGEND = [
     ("backward", "backward node (grad_fn)", BACKWARD),
     ("backward_freed", "backward node whose\nsaved tensors were freed", BACKWARD_FREED),
+    ("shared", "node shared by\nseveral outputs", SHARED),
     ("leaf", "leaf: backward fills .grad", LEAF),
     ("output", "output", OUTPUT),
     ("saved", "saved tensor", SAVED),
     ("saved_freed", "saved tensor, freed", SAVED_FREED),
+    ("saved_modified", "saved tensor, modified in place:\nbackward through it fails",
+     SAVED_MODIFIED),
 ]
 
 INSTALL_NOTE = ("Graphviz's `dot` program was not found, so this is the graph's DOT source. "
@@ -56,13 +65,15 @@ def _summary(graph):
         elif node.saved:
             what = "saved " + ", ".join(
                 f"{s.attribute}" + (f" = {s.name}" if s.name else "")
-                + (" freed" if s.freed else f" {_shape(s.tensor)}")
+                + (f" {s.lost}" if s.lost else f" {_shape(s.tensor)}")
                 for s in node.saved)
         else:
             what = "saves no tensors"
         made = node.grad_fn_of + [name for name, _, i in graph.outputs if i == node.index]
         if made:
             what += " -> " + ", ".join(made)
+        if len(node.reached_by) > 1:
+            what += " [shared by " + ", ".join(node.reached_by) + "]"
         lines.append(f"  {node.name.ljust(width)}  {what}")
     return "\n".join(lines)
 
@@ -78,6 +89,9 @@ def _dot(graph, show_saved):
         else:
             used_key = "backward_freed" if node.freed else "backward"
             style, label = (BACKWARD_FREED if node.freed else BACKWARD), node.name
+            if len(node.reached_by) > 1:
+                used.add("shared")
+                style = {**style, **SHARED}
             for name in node.grad_fn_of:
                 label += f"\n= {name}.grad_fn"
         used.add(used_key)
@@ -91,6 +105,9 @@ def _dot(graph, show_saved):
                 if saved.freed:
                     used.add("saved_freed")
                     dot.node(saved_id, f"{title}\nfreed", **SAVED_FREED)
+                elif saved.modified:
+                    used.add("saved_modified")
+                    dot.node(saved_id, f"{title}\nmodified in place", **SAVED_MODIFIED)
                 else:
                     used.add("saved")
                     dot.node(saved_id, f"{title}\n{_shape(saved.tensor)}", **SAVED)

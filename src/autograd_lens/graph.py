@@ -14,8 +14,20 @@ import torch
 SAVED_PREFIX = "_saved_"
 RAW_SAVED_PREFIX = "_raw_saved_"
 
-# The one error autograd raises when a saved tensor has been freed by backward().
-FREED_MESSAGE = "after they have already been freed"
+# Why a saved tensor can no longer be read, told apart by autograd's error messages:
+FREED = "freed"  # backward() without retain_graph released it
+MODIFIED = "modified in place"  # changed in place after it was saved (optimizer.step())
+LOST_BECAUSE = {
+    "after they have already been freed": FREED,
+    "modified by an inplace operation": MODIFIED,
+}
+
+
+def _why_unreadable(error):
+    for text, why in LOST_BECAUSE.items():
+        if text in str(error):
+            return why
+    raise error
 
 
 @dataclass
@@ -24,25 +36,30 @@ class SavedTensor:
 
     node: str  # the unique name of the node that holds it, e.g. "MulBackward0"
     attribute: str  # what the node calls it: "self", "other", "result", "indices[0]"
-    tensor: torch.Tensor | None  # None once freed
+    tensor: torch.Tensor | None  # None once it can no longer be read
     is_leaf: bool  # shares storage with a leaf of the graph (a parameter, say)
     name: str | None = None  # the reader's name for it, when `names` gave one
+    lost: str | None = None  # why `tensor` is None: FREED or MODIFIED
 
     @property
     def freed(self) -> bool:
-        return self.tensor is None
+        return self.lost == FREED
+
+    @property
+    def modified(self) -> bool:
+        return self.lost == MODIFIED
 
     @property
     def shape(self):
-        return None if self.freed else tuple(self.tensor.shape)
+        return None if self.tensor is None else tuple(self.tensor.shape)
 
     @property
     def dtype(self):
-        return None if self.freed else self.tensor.dtype
+        return None if self.tensor is None else self.tensor.dtype
 
     @property
     def nbytes(self) -> int:
-        return 0 if self.freed else self.tensor.nelement() * self.tensor.element_size()
+        return 0 if self.tensor is None else self.tensor.nelement() * self.tensor.element_size()
 
 
 @dataclass
@@ -57,6 +74,7 @@ class GraphNode:
     inputs: list = field(default_factory=list)  # indices of the nodes feeding this one
     saved: list = field(default_factory=list)  # SavedTensor records
     grad_fn_of: list = field(default_factory=list)  # names of tensors whose grad_fn this is
+    reached_by: list = field(default_factory=list)  # names of the outputs whose backward runs it
 
     @property
     def holds_saved_tensors(self) -> bool:
@@ -117,19 +135,20 @@ def check_names(names) -> dict:
 
 
 def _read_saved(fn):
-    """Yield (attribute, tensor or None-if-freed) for every tensor `fn` saved."""
+    """Yield (attribute, tensor, lost) for every tensor `fn` saved.
+
+    `tensor` is None when it can no longer be read, and `lost` says why.
+    """
     if isinstance(fn, torch.autograd.function.BackwardCFunction):
         # A custom torch.autograd.Function keeps what ctx.save_for_backward got.
         try:
             values = fn.saved_tensors
         except RuntimeError as error:
-            if FREED_MESSAGE not in str(error):
-                raise
-            yield "saved_tensors", None
+            yield "saved_tensors", None, _why_unreadable(error)
             return
         for i, value in enumerate(values):
             if value is not None:
-                yield f"saved_tensors[{i}]", value
+                yield f"saved_tensors[{i}]", value, None
         return
     for attr in sorted(dir(fn)):
         if not attr.startswith(RAW_SAVED_PREFIX):
@@ -138,16 +157,14 @@ def _read_saved(fn):
         try:
             value = getattr(fn, SAVED_PREFIX + attribute)
         except RuntimeError as error:
-            if FREED_MESSAGE not in str(error):
-                raise
-            yield attribute, None
+            yield attribute, None, _why_unreadable(error)
             continue
         if isinstance(value, torch.Tensor):
-            yield attribute, value
+            yield attribute, value, None
         elif isinstance(value, (tuple, list)):
             for i, item in enumerate(value):
                 if isinstance(item, torch.Tensor):
-                    yield f"{attribute}[{i}]", item
+                    yield f"{attribute}[{i}]", item, None
         # None: an optional tensor the formula did not need (e.g. `self` of x * 2)
 
 
@@ -173,28 +190,23 @@ def walk(outputs, names=None) -> Graph:
         return node
 
     for output in outputs:
-        root = output.grad_fn
-        if root in order:
+        if output.grad_fn in order:
             continue
-        add(root)
-        stack = [iter(root.next_functions)]
-        parents = [root]
+        add(output.grad_fn)
+        stack = [(output.grad_fn, iter(output.grad_fn.next_functions))]
         while stack:
-            step = next(stack[-1], None)
-            if step is None:
+            parent, inputs = stack[-1]
+            step = next(inputs, None)
+            if step is None:  # all of parent's inputs visited
                 stack.pop()
-                parents.pop()
                 continue
             fn = step[0]
-            if fn is None:
+            if fn is None:  # an input that needs no gradient
                 continue
-            seen = fn in order
-            if not seen:
+            if fn not in order:
                 add(fn)
-            order[parents[-1]].inputs.append(order[fn].index)
-            if not seen:
-                stack.append(iter(fn.next_functions))
-                parents.append(fn)
+                stack.append((fn, iter(fn.next_functions)))
+            order[parent].inputs.append(order[fn].index)
 
     nodes = list(order.values())
     leaf_storages = {_storage_key(n.leaf_tensor) for n in nodes if n.is_leaf}
@@ -212,13 +224,14 @@ def walk(outputs, names=None) -> Graph:
         else:
             node.name = kind
         if not node.is_leaf:
-            for attribute, tensor in _read_saved(node.fn):
+            for attribute, tensor, lost in _read_saved(node.fn):
                 node.saved.append(SavedTensor(
                     node=node.name,
                     attribute=attribute,
                     tensor=tensor,
                     is_leaf=tensor is not None and _storage_key(tensor) in leaf_storages,
                     name=None if tensor is None else name_of.get(id(tensor)),
+                    lost=lost,
                 ))
 
     for name, tensor in names.items():
@@ -229,4 +242,16 @@ def walk(outputs, names=None) -> Graph:
     for position, output in enumerate(outputs):
         name = name_of.get(id(output)) or f"output {position}"
         outs.append((name, output, order[output.grad_fn].index))
+        _mark_reached(nodes, order[output.grad_fn].index, name)
     return Graph(nodes=nodes, outputs=outs)
+
+
+def _mark_reached(nodes, root, output_name):
+    """Record on every node below `root` that backward from this output runs it."""
+    stack = [root]
+    while stack:
+        node = nodes[stack.pop()]
+        if output_name in node.reached_by:
+            continue
+        node.reached_by.append(output_name)
+        stack.extend(node.inputs)

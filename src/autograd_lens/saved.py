@@ -7,15 +7,15 @@ from .graph import walk
 class SavedTensorTable(list):
     """A list of `SavedTensor` rows that displays as a table in a notebook."""
 
-    columns = ("node", "attribute", "shape", "dtype", "bytes", "leaf", "freed")
+    columns = ("node", "attribute", "shape", "dtype", "bytes", "leaf", "state")
 
     def _cells(self, row):
         attribute = row.attribute if row.name is None else f"{row.attribute} = {row.name}"
-        dtype = "" if row.freed else str(row.dtype).replace("torch.", "")
-        shape = "" if row.freed else str(row.shape)
-        nbytes = "" if row.freed else str(row.nbytes)
-        return (row.node, attribute, shape, dtype, nbytes, "yes" if row.is_leaf else "",
-                "freed" if row.freed else "")
+        if row.tensor is None:  # gone, or unreadable: only the reason is known
+            return (row.node, attribute, "", "", "", "", row.lost)
+        dtype = str(row.dtype).replace("torch.", "")
+        return (row.node, attribute, str(row.shape), dtype, str(row.nbytes),
+                "yes" if row.is_leaf else "", "live")
 
     def __repr__(self):
         if not self:
@@ -41,8 +41,10 @@ def saved_tensors(*outputs, params=None) -> SavedTensorTable:
 
     One row per (node, attribute): the node that holds it, the attribute name
     autograd gives it (`self`, `other`, `result`, ...), shape, dtype, bytes, whether
-    it is (a view of) a leaf of the graph, and whether backward has freed it. A freed
-    tensor is gone, so its shape, dtype and bytes are unknown and shown empty.
+    it is (a view of) a leaf of the graph, and its state: live, or freed by backward. A freed
+    tensor is gone, so its shape, dtype and bytes are unknown and shown empty; so are
+    those of a tensor modified in place after it was saved (autograd refuses to
+    hand it out, and backward through its node would fail).
     `params` maps names to tensors, like `draw`'s, to name saved leaves.
     """
     graph = walk(outputs, params)
@@ -60,12 +62,21 @@ def retained_bytes(*outputs, include_leaves=False) -> int:
     of, such as parameters) and views of them are not counted by default: they stay
     alive as long as you hold them, graph or no graph. Pass include_leaves=True to
     count them too. Inputs that do not require grad (a batch of data) do count: the
-    graph keeps them alive after you drop your own reference.
+    graph keeps them alive after you drop your own reference, and so do Python
+    numbers autograd saved as 0-dim tensors (the 2 in `b * 2`), which
+    torch.autograd.graph.saved_tensors_hooks never sees.
     """
     graph = walk(outputs)
     storages = {}
     for node in graph.nodes:
         for saved in node.saved:
+            if saved.modified:
+                raise ValueError(
+                    f"cannot count the bytes: {saved.node}'s saved {saved.attribute} was "
+                    "modified in place after it was saved (an optimizer.step() before "
+                    "backward?), so autograd no longer hands it out and a backward through "
+                    "this graph would fail. Count before the in-place change, or rebuild "
+                    "the graph.")
             if saved.freed or (saved.is_leaf and not include_leaves):
                 continue
             storage = saved.tensor.untyped_storage()

@@ -1,0 +1,126 @@
+"""draw(): deterministic DOT, freed buffers marked, SVG in Jupyter, text summary, saving."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from torchviz import make_dot
+
+from autograd_lens import draw
+from graphs import ALL, seed_graph, two_heads
+
+HERE = Path(__file__).resolve().parent
+
+
+def seed_view(**kwargs):
+    (d, e), (a,) = seed_graph()
+    return draw(d, e, params=dict(a=a, d=d, e=e), **kwargs)
+
+
+def test_same_source_in_one_process():
+    assert seed_view().source == seed_view().source
+
+
+def test_same_source_in_every_process():
+    script = ("import sys; sys.path.insert(0, %r); import test_draw; "
+              "sys.stdout.write(test_draw.seed_view().source)" % str(HERE))
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True).stdout for _ in range(2)]
+    assert runs[0] == runs[1] == seed_view().source
+
+
+def test_no_ids_in_source():
+    (d, e), (a,) = seed_graph()
+    source = draw(d, e).source
+    for tensor_or_node in (a, d, e, d.grad_fn, e.grad_fn):
+        assert str(id(tensor_or_node)) not in source
+
+
+def test_summary_of_the_seed_graph():
+    assert repr(seed_view()) == "\n".join([
+        "autograd graph of d (), e (): 5 nodes, 2 hold saved tensors, 0 freed",
+        "  MeanBackward0  saves no tensors -> d",
+        "  MulBackward0   saved other () [shared by d, e]",
+        "  PowBackward0   saved self = a (1, 4) [shared by d, e]",
+        "  a              leaf (1, 4) [shared by d, e]",
+        "  SumBackward0   saves no tensors -> e",
+    ])
+
+
+def test_freed_nodes_are_marked_with_a_legend():
+    (d, e), (a,) = seed_graph()
+    before = draw(d, e, params=dict(a=a, d=d, e=e))
+    d.backward()
+    after = draw(d, e, params=dict(a=a, d=d, e=e))
+    assert "0 freed" in repr(before) and "2 freed" in repr(after)
+    assert "freed" not in before.source.replace("were freed", "")
+    assert after.source.count("color=red") == 3  # two freed nodes and their legend entry
+    assert "saved tensor, freed" in after.source
+    assert "cluster_legend" in after.source
+
+
+def test_torchviz_raises_on_freed_buffers_but_draw_does_not():
+    (d, e), _ = seed_graph()
+    d.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        make_dot(d, show_saved=True)
+    draw(d, e, show_saved=True).svg()
+
+
+def test_show_saved_false_leaves_out_saved_tensor_boxes():
+    assert "_saved" in seed_view().source
+    assert "_saved" not in seed_view(show_saved=False).source
+
+
+def test_nodes_shared_by_two_losses_are_marked():
+    (loss1, loss2), _ = two_heads()
+    view = draw(loss1, loss2)
+    assert "thistle" in view.source
+    assert "shared by output 0, output 1" in repr(view)
+    assert "thistle" not in draw(loss1).source
+
+
+@pytest.mark.parametrize("build", ALL)
+def test_draws_before_and_after_backward(build):
+    outputs, _ = build()
+    assert "<svg" in draw(*outputs).svg()
+    torch.autograd.backward(list(outputs))
+    view = draw(*outputs)
+    assert "<svg" in view.svg() and not repr(view).splitlines()[0].endswith(" 0 freed")
+
+
+def test_jupyter_gets_svg_and_the_summary():
+    bundle = seed_view()._repr_mimebundle_()
+    assert bundle["text/plain"] == repr(seed_view())
+    assert bundle["image/svg+xml"].lstrip().startswith("<?xml")
+
+
+def test_without_graphviz_shows_dot_source_and_how_to_install(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` anywhere on PATH
+    view = seed_view()
+    bundle = view._repr_mimebundle_()
+    assert set(bundle) == {"text/plain"}
+    assert "install Graphviz" in bundle["text/plain"] and view.source in bundle["text/plain"]
+    with pytest.raises(RuntimeError, match="save as .dot"):
+        view.save(tmp_path / "graph.png")
+    assert view.save(tmp_path / "graph.dot").read_text() == view.source
+
+
+@pytest.mark.parametrize("suffix, start", [(".svg", b"<?xml"), (".png", b"\x89PNG"),
+                                           (".dot", b"digraph")])
+def test_save_by_extension(tmp_path, suffix, start):
+    path = seed_view().save(tmp_path / f"graph{suffix}")
+    assert path.read_bytes().startswith(start)
+
+
+def test_a_saved_tensor_modified_in_place_is_drawn_not_raised():
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    loss = model(torch.randn(5, 3)).pow(2).sum()  # the last layer saves W.t() for the ReLU
+    loss.backward(retain_graph=True)
+    with torch.no_grad():
+        model[2].weight.add_(1.0)
+    view = draw(loss)
+    assert "mat2 modified in place" in repr(view)
+    assert "modified in place:" in view.source  # the legend entry
+    assert "<svg" in view.svg()

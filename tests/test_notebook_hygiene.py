@@ -1,0 +1,89 @@
+"""The stored lessons are a clean "Restart & Run All", safe to publish and to compare.
+
+nbval (run on notebooks/ by the same `make test`) compares the outputs; these
+tests check what nbval does not: how the outputs were made and what they show.
+"""
+import json
+import re
+
+import nbformat
+import pytest
+
+from conftest import NOTEBOOKS
+
+MACHINE_SPECIFIC = re.compile(
+    r"/tmp/|/root/|/home/|/Users/|[A-Za-z]:\\\\|site-packages|\.venv|ipykernel_\d+"
+    r"|\bat 0x[0-9a-fA-F]{6,}"  # memory addresses in reprs
+)
+NOT_COMPARED = ("image/png",)  # binary; nbval skips it too
+
+
+def code_cells(notebook):
+    return [c for c in notebook.cells if c.cell_type == "code"]
+
+
+def tags(cell):
+    return cell.metadata.get("tags", [])
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def notebook(request):
+    return nbformat.read(request.param, as_version=4)
+
+
+def test_there_are_lessons():
+    assert len(NOTEBOOKS) >= 2
+
+
+def test_kernelspec_is_python3(notebook):
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_executed_in_order_from_a_fresh_kernel(notebook):
+    counts = [c.execution_count for c in code_cells(notebook)]
+    assert counts == list(range(1, len(counts) + 1))
+
+
+def test_errors_only_where_expected_and_stored_where_expected(notebook):
+    for index, cell in enumerate(code_cells(notebook), start=1):
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if "raises-exception" in tags(cell):
+            # Stored name and message: strict nbval then fails if the error stops
+            # being raised or its message changes (see test_expected_errors.py).
+            assert len(errors) == 1 and errors[0].ename and errors[0].evalue, \
+                f"code cell {index} is tagged raises-exception but stores no error"
+        else:
+            assert not errors, f"code cell {index} raised: {errors[0].ename if errors else ''}"
+
+
+def test_no_machine_paths_or_addresses_in_outputs(notebook):
+    for index, cell in enumerate(code_cells(notebook), start=1):
+        for output in cell.outputs:
+            shown = {k: v for k, v in output.get("data", {}).items() if k not in NOT_COMPARED}
+            text = json.dumps([output.get("text", ""), shown, output.get("traceback", []),
+                               output.get("evalue", "")])
+            match = MACHINE_SPECIFIC.search(text)
+            assert not match, f"code cell {index} shows {match.group(0)!r}"
+
+
+def test_ignored_outputs_say_why(notebook):
+    for index, cell in enumerate(code_cells(notebook), start=1):
+        if "nbval-ignore-output" in tags(cell):
+            assert re.search(r"^\s*#", cell.source, re.MULTILINE), \
+                f"code cell {index} ignores its output without a comment saying why"
+
+
+def test_lesson_has_objectives_summary_and_exercises(notebook):
+    headings = [line for c in notebook.cells if c.cell_type == "markdown"
+                for line in c.source.splitlines() if line.startswith("#")]
+    text = "\n".join(headings).lower()
+    for part in ("what you will be able to do", "summary", "exercise"):
+        assert part in text, f"no heading for {part!r}"
+    checks = [c for c in code_cells(notebook) if re.search(r"\bexercise_\d+\(", c.source)]
+    assert len(checks) >= 2, "each lesson has two or three exercises with check cells"
+
+
+def test_tracebacks_are_short(notebook):
+    # %xmode Minimal: a reader sees the error, not library internals.
+    first = code_cells(notebook)[0]
+    assert "%xmode Minimal" in first.source
