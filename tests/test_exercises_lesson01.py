@@ -4,16 +4,8 @@ import numpy as np
 import pytest
 import torch
 
+from checks import every_checker_tests, global_rng_left_alone, is_correct, is_not_yet
 from lesson_checks import lesson01
-
-
-def is_correct(verdict):
-    return verdict.correct is True
-
-
-def is_not_yet(verdict):
-    return verdict.correct is False and bool(verdict.message)
-
 
 CHECKS = [lesson01.exercise_1, lesson01.exercise_2, lesson01.exercise_3]
 
@@ -21,23 +13,8 @@ CHECKS = [lesson01.exercise_1, lesson01.exercise_2, lesson01.exercise_3]
 ODD_INPUTS = ["abc", b"bytes", 42j, True, object(), {"a": 1}, {1, 2}, [[1, 2], [3]],
               lambda: None, torch.tensor([True, False]), torch.tensor([1j, 2j])]
 
-
-@pytest.mark.parametrize("check", CHECKS)
-def test_none_is_unanswered(check):
-    verdict = check(None)
-    assert verdict.correct is None and verdict.message
-
-
-@pytest.mark.parametrize("check", CHECKS)
-@pytest.mark.parametrize("answer", ODD_INPUTS, ids=repr)
-def test_odd_input_gets_a_hint(check, answer):
-    assert is_not_yet(check(answer))
-
-
-@pytest.mark.parametrize("check", CHECKS)
-def test_verdict_is_one_line(check):
-    for answer in (None, "self", [[1.0]], 3):
-        assert "\n" not in repr(check(answer))
+test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = \
+    every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[None, "self", [[1.0]], 3])
 
 
 # Exercise 1: y = a.exp() saves its output, `result`, not its input.
@@ -135,10 +112,7 @@ def test_exercise_3_hints_are_specific():
 
 
 def test_checkers_leave_the_global_rng_alone():
-    torch.manual_seed(0)
-    expected = torch.rand(3)
-    torch.manual_seed(0)
-    lesson01.exercise_1("result")
-    lesson01.exercise_2([[0.75, 3, 6.75, 12]])
-    lesson01.exercise_3(torch.full((1, 4), 0.25))
-    assert torch.equal(torch.rand(3), expected)
+    with global_rng_left_alone():
+        lesson01.exercise_1("result")
+        lesson01.exercise_2([[0.75, 3, 6.75, 12]])
+        lesson01.exercise_3(torch.full((1, 4), 0.25))

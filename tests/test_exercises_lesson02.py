@@ -3,21 +3,15 @@ wrong ones (with a hint), and never a crash on odd input."""
 import pytest
 import torch
 
+from checks import (autograd_left_alone, global_rng_left_alone, is_correct, is_not_yet,
+                    is_unanswered)
 from lesson_checks import lesson02
-
-
-def is_correct(verdict):
-    return verdict.correct is True
-
-
-def is_not_yet(verdict):
-    return verdict.correct is False and verdict.message
 
 
 @pytest.mark.parametrize("check", [lesson02.exercise_1, lesson02.exercise_2,
                                    lesson02.exercise_3])
 def test_none_is_unanswered(check):
-    assert check(None).correct is None
+    assert is_unanswered(check(None))
 
 
 # Exercise 1: which expressions survive a second backward without retain_graph.
@@ -125,17 +119,13 @@ def test_exercise_3_wrong(answer):
 
 
 def test_exercise_3_restores_autograd():
-    backward, grad = torch.autograd.backward, torch.autograd.grad
-    lesson02.exercise_3(with_retain)
-    lesson02.exercise_3(raises)
-    assert torch.autograd.backward is backward and torch.autograd.grad is grad
+    with autograd_left_alone():
+        lesson02.exercise_3(with_retain)
+        lesson02.exercise_3(raises)
 
 
 def test_checkers_leave_the_global_rng_alone():
-    torch.manual_seed(0)
-    expected = torch.rand(3)
-    torch.manual_seed(0)
-    lesson02.exercise_1({"A", "C", "E"})
-    lesson02.exercise_2(6)
-    lesson02.exercise_3(one_pass)
-    assert torch.equal(torch.rand(3), expected)
+    with global_rng_left_alone():
+        lesson02.exercise_1({"A", "C", "E"})
+        lesson02.exercise_2(6)
+        lesson02.exercise_3(one_pass)

@@ -5,15 +5,8 @@ import pytest
 import torch
 from torch.nn import functional as F
 
+from checks import global_rng_left_alone, is_correct, is_not_yet, is_unanswered
 from lesson_checks.lesson03 import exercise_1, exercise_2, exercise_3
-
-
-def is_unanswered(verdict):
-    return verdict.correct is None
-
-
-def is_not_yet(verdict):
-    return verdict.correct is False and verdict.message
 
 
 # Exercise 1: w.grad after three backward() calls ---------------------------
@@ -25,7 +18,7 @@ def test_exercise_1_unanswered():
 @pytest.mark.parametrize("answer", [[6.0, -3.0], (6, -3), torch.tensor([6.0, -3.0]),
                                     np.array([6.0, -3.0])])
 def test_exercise_1_correct(answer):
-    assert exercise_1(answer).correct is True
+    assert is_correct(exercise_1(answer))
 
 
 def test_exercise_1_matches_running_the_calls():
@@ -33,7 +26,7 @@ def test_exercise_1_matches_running_the_calls():
     (w ** 2).sum().backward()
     (3 * w).sum().backward()
     (w ** 2).mean().backward()
-    assert exercise_1(w.grad).correct is True
+    assert is_correct(exercise_1(w.grad))
 
 
 @pytest.mark.parametrize("answer, hint", [
@@ -44,17 +37,13 @@ def test_exercise_1_matches_running_the_calls():
     ([0.0, 0.0], "add the three"),
 ])
 def test_exercise_1_wrong(answer, hint):
-    verdict = exercise_1(answer)
-    assert is_not_yet(verdict)
-    assert hint in verdict.message
+    assert is_not_yet(exercise_1(answer), hint)
 
 
 @pytest.mark.parametrize("answer", ["6, -3", 6.0, [6.0], [6.0, -3.0, 0.0], {"a": 1},
                                     [float("nan"), 1.0], [[6.0], [-3.0, 1.0]], object()])
 def test_exercise_1_odd_input(answer):
-    verdict = exercise_1(answer)
-    assert is_not_yet(verdict)
-    assert "two numbers" in verdict.message
+    assert is_not_yet(exercise_1(answer), "two numbers")
 
 
 # Exercise 2: weights for micro-batches of 8, 8, 16 and 32 ------------------
@@ -70,7 +59,7 @@ def test_exercise_2_unanswered():
     lambda size, total: size / total,
 ])
 def test_exercise_2_correct(answer):
-    assert exercise_2(answer).correct is True
+    assert is_correct(exercise_2(answer))
 
 
 @pytest.mark.parametrize("answer, hint", [
@@ -81,9 +70,7 @@ def test_exercise_2_correct(answer):
     ([0.5, 0.25, 0.125, 0.125], "What share"),
 ])
 def test_exercise_2_wrong(answer, hint):
-    verdict = exercise_2(answer)
-    assert is_not_yet(verdict)
-    assert hint in verdict.message
+    assert is_not_yet(exercise_2(answer), hint)
 
 
 @pytest.mark.parametrize("answer, hint", [
@@ -95,9 +82,7 @@ def test_exercise_2_wrong(answer, hint):
     (lambda size, total: 1 / 0, "raised ZeroDivisionError"),
 ])
 def test_exercise_2_odd_input(answer, hint):
-    verdict = exercise_2(answer)
-    assert is_not_yet(verdict)
-    assert hint in verdict.message
+    assert is_not_yet(exercise_2(answer), hint)
 
 
 # Exercise 3: a micro-batch accumulation function ---------------------------
@@ -156,7 +141,7 @@ def test_exercise_3_unanswered():
 
 
 def test_exercise_3_correct():
-    assert exercise_3(accumulate_right).correct is True
+    assert is_correct(exercise_3(accumulate_right))
 
 
 def test_exercise_3_correct_with_tensor_split_and_autograd_grad():
@@ -168,7 +153,7 @@ def test_exercise_3_correct_with_tensor_split_and_autograd_grad():
             grads = torch.autograd.grad(F.mse_loss(model(X_micro), y_micro) / n_micro, params)
             for p, g in zip(params, grads):
                 p.grad = g if p.grad is None else p.grad + g
-    assert exercise_3(accumulate).correct is True
+    assert is_correct(exercise_3(accumulate))
 
 
 @pytest.mark.parametrize("answer, hint", [
@@ -183,15 +168,10 @@ def test_exercise_3_correct_with_tensor_split_and_autograd_grad():
     ([0.25, 0.25, 0.25, 0.25], "should be a function"),
 ])
 def test_exercise_3_wrong(answer, hint):
-    verdict = exercise_3(answer)
-    assert is_not_yet(verdict)
-    assert hint in verdict.message
+    assert is_not_yet(exercise_3(answer), hint)
 
 
 def test_checkers_leave_the_global_random_state_alone():
-    torch.manual_seed(123)
-    expected = torch.rand(3)
-    torch.manual_seed(123)
-    exercise_2([0.125, 0.125, 0.25, 0.5])
-    exercise_3(accumulate_right)
-    assert torch.equal(torch.rand(3), expected)
+    with global_rng_left_alone():
+        exercise_2([0.125, 0.125, 0.25, 0.5])
+        exercise_3(accumulate_right)

@@ -7,16 +7,8 @@ import pytest
 import torch
 from torch import nn
 
+from checks import every_checker_tests, global_rng_left_alone, is_correct, is_not_yet
 from lesson_checks import lesson05
-
-
-def is_correct(verdict):
-    return verdict.correct is True
-
-
-def is_not_yet(verdict):
-    return verdict.correct is False and bool(verdict.message)
-
 
 CHECKS = [lesson05.exercise_1, lesson05.exercise_2, lesson05.exercise_3]
 
@@ -24,23 +16,8 @@ CHECKS = [lesson05.exercise_1, lesson05.exercise_2, lesson05.exercise_3]
 ODD_INPUTS = ["abc", b"bytes", 42j, True, 3.5, object(), {"a": 1}, {1, 2}, [[1, 2], [3]],
               lambda: None, torch.tensor([True, False]), torch.tensor(7300.0)]
 
-
-@pytest.mark.parametrize("check", CHECKS)
-def test_none_is_unanswered(check):
-    verdict = check(None)
-    assert verdict.correct is None and verdict.message
-
-
-@pytest.mark.parametrize("check", CHECKS)
-@pytest.mark.parametrize("answer", ODD_INPUTS, ids=repr)
-def test_odd_input_gets_a_hint(check, answer):
-    assert is_not_yet(check(answer))
-
-
-@pytest.mark.parametrize("check", CHECKS)
-def test_verdict_is_one_line(check):
-    for answer in (None, 7300, {"C"}, len):
-        assert "\n" not in repr(check(answer))
+test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = \
+    every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[None, 7300, {"C"}, len])
 
 
 # Exercise 1: Linear(10, 40) -> Tanh -> Linear(40, 20) -> Tanh -> Linear(20, 3), batch 25.
@@ -224,10 +201,7 @@ def test_a_weak_reference_keeps_nothing_alive():
 
 
 def test_checkers_leave_the_global_rng_alone():
-    torch.manual_seed(0)
-    expected = torch.rand(3)
-    torch.manual_seed(0)
-    lesson05.exercise_1(7300)
-    lesson05.exercise_2(with_item)
-    lesson05.exercise_3({"C", "E", "F"})
-    assert torch.equal(torch.rand(3), expected)
+    with global_rng_left_alone():
+        lesson05.exercise_1(7300)
+        lesson05.exercise_2(with_item)
+        lesson05.exercise_3({"C", "E", "F"})

@@ -4,6 +4,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
+                    is_correct, is_not_yet)
 from lesson_checks import lesson06
 
 CHECKS = [lesson06.exercise_1, lesson06.exercise_2, lesson06.exercise_3]
@@ -12,31 +14,8 @@ CHECKS = [lesson06.exercise_1, lesson06.exercise_2, lesson06.exercise_3]
 ODD_INPUTS = ["abc", b"bytes", 42, 3.5, 42j, True, object(), [1, 2], {"a": 1}, {1, 2},
               torch.ones(2), lambda: None, lambda *args: 1 / 0, print]
 
-
-def is_correct(verdict):
-    return verdict.correct is True and bool(verdict.message)
-
-
-def is_not_yet(verdict):
-    return verdict.correct is False and bool(verdict.message)
-
-
-@pytest.mark.parametrize("check", CHECKS)
-def test_none_is_unanswered(check):
-    verdict = check(None)
-    assert verdict.correct is None and verdict.message
-
-
-@pytest.mark.parametrize("check", CHECKS)
-@pytest.mark.parametrize("answer", ODD_INPUTS, ids=repr)
-def test_odd_input_gets_a_hint(check, answer):
-    assert is_not_yet(check(answer))
-
-
-@pytest.mark.parametrize("check", CHECKS)
-@pytest.mark.parametrize("answer", [None, 3, {1: "F"}, lambda *args: None])
-def test_verdict_is_one_line(check, answer):
-    assert "\n" not in repr(check(answer))
+test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = \
+    every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[None, 3, {1: "F"}, lambda *args: None])
 
 
 # Exercise 1: truncated BPTT with an LSTM, whose state is a pair (h, c).
@@ -352,18 +331,14 @@ def test_exercise_3_hints_fit_the_mistake(answer, words):
 # The checkers run the reader's code: they must leave autograd and the RNG as they were.
 
 def test_checkers_restore_autograd_even_when_the_answer_raises():
-    backward, grad = torch.autograd.backward, torch.autograd.grad
-    lesson06.exercise_1(raises_value_error)
-    lesson06.exercise_1(retain)
-    lesson06.exercise_3(points_not_requiring_grad)
-    assert torch.autograd.backward is backward and torch.autograd.grad is grad
+    with autograd_left_alone():
+        lesson06.exercise_1(raises_value_error)
+        lesson06.exercise_1(retain)
+        lesson06.exercise_3(points_not_requiring_grad)
 
 
 def test_checkers_leave_the_global_rng_alone():
-    torch.manual_seed(0)
-    expected = torch.rand(3)
-    torch.manual_seed(0)
-    lesson06.exercise_1(detach_tuple)
-    lesson06.exercise_2(RIGHT_2)
-    lesson06.exercise_3(penalty_right)
-    assert torch.equal(torch.rand(3), expected)
+    with global_rng_left_alone():
+        lesson06.exercise_1(detach_tuple)
+        lesson06.exercise_2(RIGHT_2)
+        lesson06.exercise_3(penalty_right)

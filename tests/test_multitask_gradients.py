@@ -13,21 +13,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from autograd_lens import retained_bytes
-
-
-class TwoHeadNet(nn.Module):
-    """The lesson's model: an MLP trunk, a regression head and a 3-class head."""
-
-    def __init__(self, n_features=8, hidden=32, n_classes=3):
-        super().__init__()
-        self.trunk = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU(),
-                                   nn.Linear(hidden, hidden), nn.ReLU())
-        self.regression_head = nn.Linear(hidden, 1)
-        self.classification_head = nn.Linear(hidden, n_classes)
-
-    def forward(self, x):
-        features = self.trunk(x)
-        return self.regression_head(features).squeeze(-1), self.classification_head(features)
+from lesson_checks import lesson04
+from lesson_checks.lesson04 import TwoHeadNet  # the lesson's model: MLP trunk, two heads
 
 
 class SequenceTwoHead(nn.Module):
@@ -67,16 +54,12 @@ class DeepAndShallowHeads(nn.Module):
 # that every backward pass into it goes through, and a function computing (loss1, loss2).
 
 def mlp_case():
-    generator = torch.Generator().manual_seed(0)
-    x = torch.randn(64, 8, generator=generator)
-    y_reg = torch.sin(x @ torch.randn(8, generator=generator))
-    y_cls = (x @ torch.randn(8, 3, generator=generator)).argmax(dim=1)
-    torch.manual_seed(1)
-    model = TwoHeadNet()
+    # the lesson's model and data, as lesson 04's checkers build them
+    model = lesson04._fresh_model()
+    x, y_reg, y_cls = lesson04._data()
 
     def losses():
-        prediction, logits = model(x)
-        return F.mse_loss(prediction, y_reg), F.cross_entropy(logits, y_cls)
+        return lesson04._losses(model, x, y_reg, y_cls)
     return model, model.trunk, model.trunk, losses
 
 

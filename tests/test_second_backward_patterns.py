@@ -6,8 +6,10 @@ import torch
 import torch.nn.functional as F
 
 from autograd_lens import retained_bytes, saved_tensors, shared_nodes
+from checks import global_rng_left_alone
 from lesson_checks import lesson06
 from lesson_checks.lesson06 import FREED_MESSAGE, INPLACE_MESSAGE
+from lesson_checks.spying import watch_backward_calls
 
 bce = F.binary_cross_entropy_with_logits
 NO_GRAD_FN_MESSAGE = "element 0 of tensors does not require grad and does not have a grad_fn"
@@ -26,11 +28,8 @@ def state_of(*modules):
 @pytest.mark.parametrize("build", [lesson06.gan, lesson06.rnn_task, lesson06.lstm_task,
                                    lesson06.actor_critic])
 def test_builders_are_seeded_and_leave_the_global_rng_alone(build):
-    torch.manual_seed(123)
-    expected = torch.rand(3)
-    torch.manual_seed(123)
-    first, second = build(), build()
-    assert torch.equal(torch.rand(3), expected)
+    with global_rng_left_alone():
+        first, second = build(), build()
     flat = []
     for built in (first, second):
         tensors = []
@@ -466,7 +465,7 @@ def test_lstm_without_detaching_fails_and_the_reference_runs_flat():
 
     lstm, head, chunks = lesson06.lstm_task()
     optimizer = torch.optim.SGD([*lstm.parameters(), *head.parameters()], lr=0.1)
-    with lesson06._watch_backward_calls() as calls:
+    with watch_backward_calls() as calls:
         lesson06._reference_lstm_training(lstm, head, chunks, optimizer)
-    assert len(calls) == len(chunks) and not any(call["retain"] for call in calls)
-    assert len({call["bytes"] for call in calls}) == 1
+    assert len(calls) == len(chunks) and not any(call.retain_graph for call in calls)
+    assert len({call.retained_bytes for call in calls}) == 1

@@ -7,6 +7,7 @@ with the reader's tensor next to `d.backward()`. None of them touches the global
 """
 import torch
 
+from .answers import kind
 from .verdict import Verdict, correct, not_yet, unanswered
 
 # The leaf every checker starts from: fixed values, no zeros (a zero entry would have
@@ -20,12 +21,6 @@ EXERCISE_2_EXPRESSION = "(x ** 3).mean()"
 
 def _fresh_leaf():
     return torch.tensor(X_VALUES, requires_grad=True)
-
-
-def _kind(answer) -> str:
-    """'an int', 'a str', 'a function': what the reader gave, without its value."""
-    name = type(answer).__name__
-    return ("an " if name[0].lower() in "aeiou" else "a ") + name
 
 
 def _as_float_tensor(answer):
@@ -64,7 +59,7 @@ def exercise_1(answer) -> Verdict:
                        "not a tensor")
     if not isinstance(answer, str):
         return not_yet(f"expected a string, 'self' or 'result'; got "
-                       f"{_kind(answer)}")
+                       f"{kind(answer)}")
     name = answer.strip().strip("'\"").lower()
     for prefix in ("_saved_", "_raw_saved_"):
         if name.startswith(prefix):
@@ -103,7 +98,7 @@ def exercise_2(answer) -> Verdict:
     tensor = _as_float_tensor(answer)
     if tensor is None:
         return not_yet(f"expected a tensor of real numbers such as torch.tensor([[0.5, 1., "
-                       f"1.5, 2.]]) (a nested list works too); got {_kind(answer)}")
+                       f"1.5, 2.]]) (a nested list works too); got {kind(answer)}")
     expected = _exercise_2_expected()
     if _same_values_other_shape(tensor, expected):
         return not_yet(f"the right numbers, but x.grad has x's shape {tuple(expected.shape)}:"
@@ -142,7 +137,7 @@ def exercise_3(answer) -> Verdict:
     tensor = _as_float_tensor(answer)
     if tensor is None:
         return not_yet(f"expected a tensor of real numbers, like torch.ones_like(c); got "
-                       f"{_kind(answer)}")
+                       f"{kind(answer)}")
     c_shape = tuple(_fresh_leaf().shape)
     if tuple(tensor.shape) != c_shape:
         return not_yet(f"gradient= must have c's shape {c_shape}, one weight per element "

@@ -4,12 +4,10 @@ Every checker works out the right answer by running PyTorch, not from a stored k
 exercise 1 backpropagates each expression twice, exercise 2 runs the three backward
 calls, exercise 3 runs the reader's function and watches what it asks autograd to do.
 """
-import inspect
-import numbers
-from contextlib import contextmanager
-
 import torch
 
+from .answers import hint_for_unknown_labels, is_number, labels, raised
+from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
 
 # The one error autograd raises on a second backward through freed buffers.
@@ -46,29 +44,19 @@ def _survives_second_backward(text) -> bool:
     return True
 
 
-def _labels(answer):
-    """The reader's labels as a set of upper-case strings, or None if not labels."""
-    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple)):
-        return None
-    if not all(isinstance(label, str) for label in answer):
-        return None
-    return {label.strip().upper() for label in answer}
-
-
 def exercise_1(answer) -> Verdict:
     """Which expressions survive a second backward() without retain_graph=True?"""
     if answer is None:
         return unanswered("set `answer` to the set of labels that survive, e.g. {'A', 'B'}")
-    labels = _labels(answer)
-    if labels is None:
+    chosen = labels(answer)
+    if chosen is None:
         return not_yet(f"expected a set of labels such as {{'A', 'C'}}, got {answer!r}")
-    unknown = sorted(labels - EXPRESSIONS.keys())
-    if unknown:
-        return not_yet(f"unknown label(s) {', '.join(unknown)}: the labels are "
-                       f"{', '.join(EXPRESSIONS)}")
+    hint = hint_for_unknown_labels(chosen, EXPRESSIONS)
+    if hint:
+        return not_yet(hint)
     survivors = {label for label, text in EXPRESSIONS.items()
                  if _survives_second_backward(text)}
-    wrongly_in, missing = sorted(labels - survivors), sorted(survivors - labels)
+    wrongly_in, missing = sorted(chosen - survivors), sorted(survivors - chosen)
     if wrongly_in:
         label = wrongly_in[0]
         return not_yet(f"{label}, `{EXPRESSIONS[label]}`, does not survive: one of its "
@@ -101,7 +89,7 @@ def exercise_2(answer) -> Verdict:
     if isinstance(answer, torch.Tensor):
         return not_yet("give k as a plain number, like 3 (not a tensor; use .item() "
                        "if you computed it)")
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+    if not is_number(answer):
         return not_yet(f"expected a number k (a.grad equals k * a), got {answer!r}")
     k = _grad_multiple_of_a([("d", True), ("d", True), ("e", False)])
     if abs(answer - k) < 1e-4:
@@ -117,34 +105,6 @@ def exercise_2(answer) -> Verdict:
                    "∂e/∂a = 4a. Add up the three calls.")
 
 
-@contextmanager
-def _watch_retain_graph():
-    """Record, for every backward/grad call inside, whether it kept the graph."""
-    calls = []
-    originals = {"backward": torch.autograd.backward, "grad": torch.autograd.grad}
-
-    def spy(name):
-        original = originals[name]
-        signature = inspect.signature(original)
-
-        def watched(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs).arguments
-            retain = bound.get("retain_graph")
-            if retain is None:  # autograd's default: retain_graph = create_graph
-                retain = bool(bound.get("create_graph", False))
-            calls.append(bool(retain))
-            return original(*args, **kwargs)
-        return watched
-
-    torch.autograd.backward = spy("backward")
-    torch.autograd.grad = spy("grad")
-    try:
-        yield calls
-    finally:
-        torch.autograd.backward = originals["backward"]
-        torch.autograd.grad = originals["grad"]
-
-
 def exercise_3(answer) -> Verdict:
     """A function of a leaf `a` that leaves a.grad = ∂(d + e)/∂a, without retain_graph."""
     if answer is None:
@@ -153,7 +113,7 @@ def exercise_3(answer) -> Verdict:
         return not_yet(f"expected a function taking `a`, like `def one_pass(a): ...`; "
                        f"got {type(answer).__name__}")
     a = _fresh_leaf(seed=3)
-    with _watch_retain_graph() as calls:
+    with watch_backward_calls() as calls:
         try:
             answer(a)
         except RuntimeError as error:
@@ -162,8 +122,8 @@ def exercise_3(answer) -> Verdict:
                                "add d and e first, so that one backward does it all.")
             return not_yet(f"your function raised RuntimeError: {error}")
         except Exception as error:  # the reader's code: report it, don't crash the cell
-            return not_yet(f"your function raised {type(error).__name__}: {error}")
-    if any(calls):
+            return not_yet(raised(error))
+    if any(call.retain_graph for call in calls):
         return not_yet("it works, but with retain_graph=True (or create_graph=True): "
                        "do it without keeping the graph.")
     if a.grad is None:

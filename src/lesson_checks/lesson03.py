@@ -13,6 +13,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .answers import raised
+from .seeding import seeded
 from .verdict import Verdict, correct, not_yet, unanswered
 
 
@@ -35,10 +37,6 @@ def _close(values, expected):
     return torch.allclose(torch.tensor(values, dtype=torch.float64),
                           torch.as_tensor(expected, dtype=torch.float64),
                           rtol=1e-4, atol=1e-5)
-
-
-def _raised(error):
-    return f"your function raised {type(error).__name__}: {error}"
 
 
 # Exercise 1 ---------------------------------------------------------------
@@ -97,8 +95,7 @@ def _regression_data(n_samples, seed):
 
 def _fresh_model():
     """The same nn.Linear(3, 1) every time; the reader's RNG state is left as it was."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(0)
+    with seeded(0):
         return nn.Linear(3, 1)
 
 
@@ -116,7 +113,7 @@ def _weights(answer):
             try:
                 value = answer(size, TOTAL)
             except Exception as error:  # the reader's code: report, do not crash
-                return None, not_yet(f"{_raised(error)} (it is called as "
+                return None, not_yet(f"{raised(error)} (it is called as "
                                      f"answer(size, total), e.g. answer(8, {TOTAL}))")
             weights.append(value)
         values = _numbers(weights, len(MICRO_SIZES))
@@ -206,7 +203,7 @@ def exercise_3(answer) -> Verdict:
         try:
             model, stale, sizes, backwards = _run_reader_function(answer, X, y, n_micro)
         except Exception as error:  # the reader's code: report, do not crash
-            return not_yet(f"{_raised(error)} (called with n_micro={n_micro} on "
+            return not_yet(f"{raised(error)} (called with n_micro={n_micro} on "
                            f"{N_SAMPLES} samples)")
         grads = [p.grad for p in model.parameters()]
         if any(g is None for g in grads):

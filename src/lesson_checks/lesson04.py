@@ -12,6 +12,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .answers import first_line, kind
+from .seeding import seeded
 from .verdict import correct, not_yet, unanswered
 
 WEIGHT1, WEIGHT2 = 0.3, 0.7  # the exercises' task weights: 0.3 * loss1 + 0.7 * loss2
@@ -45,8 +47,7 @@ def _data():
 
 def _fresh_model():
     """The same TwoHeadNet every call, without disturbing the reader's random state."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(4)
+    with seeded(4):
         return TwoHeadNet()
 
 
@@ -57,12 +58,6 @@ def _losses(model, x, y_reg, y_cls):
 
 def _parameter_names():
     return [name for name, _ in _fresh_model().named_parameters()]
-
-
-def _kind(value):
-    """'an int', 'a str': how a hint names what the reader gave."""
-    name = type(value).__name__
-    return ("an " if name[0] in "aeiou" else "a ") + name
 
 
 def _close(actual, expected):
@@ -78,8 +73,8 @@ def _close(actual, expected):
 
 
 def _describe(error):
-    first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    return f"{type(error).__name__}: {first_line}" if first_line else type(error).__name__
+    message = first_line(error)
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 # Exercise 1 -----------------------------------------------------------------------------
@@ -98,7 +93,7 @@ def exercise_1(answer):
         return unanswered("set `answer` to a set of parameter names, e.g. " + example)
     if isinstance(answer, str) or not hasattr(answer, "__iter__"):
         return not_yet(f"give a set of names (strings), e.g. {example}, "
-                       f"not {_kind(answer)}")
+                       f"not {kind(answer)}")
     try:
         names = list(answer)
     except Exception as error:  # an odd iterable: say so, never crash the check
@@ -136,7 +131,7 @@ def exercise_2(answer):
                           "e.g. `answer = lambda g1, g2: ...`")
     if not callable(answer):
         return not_yet(f"`answer` should be a function such as `lambda g1, g2: ...`, "
-                       f"not {_kind(answer)}")
+                       f"not {kind(answer)}")
     model = _fresh_model()
     params = dict(model.named_parameters())
     loss1, loss2 = _losses(model, *_data())
@@ -153,7 +148,7 @@ def exercise_2(answer):
             return not_yet(f"calling answer(g1, g2) raised {_describe(error)}")
         if not isinstance(result, torch.Tensor):
             return not_yet(f"answer(g1, g2) should return a tensor shaped like g1, "
-                           f"got {_kind(result)}")
+                           f"got {kind(result)}")
         if result.shape != expected.shape:
             return not_yet(f"for {name}, answer(g1, g2) has shape {tuple(result.shape)}; "
                            f"the gradient has the parameter's shape {tuple(expected.shape)}")
@@ -232,7 +227,7 @@ def exercise_3(answer):
         return unanswered(f"set `answer` to your function {signature}")
     if not callable(answer):
         return not_yet(f"`answer` should be a function {signature}, "
-                       f"not {_kind(answer)}")
+                       f"not {kind(answer)}")
     try:
         parameters, trunk_runs = _run(answer)
     except RuntimeError as error:

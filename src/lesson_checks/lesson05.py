@@ -7,36 +7,22 @@ exercise 3 runs each snippet and watches the same way. None of them touches the 
 RNG: models are built under `torch.random.fork_rng`, batches come from a private
 generator.
 """
-import numbers
 import weakref
-from contextlib import contextmanager
 
 import torch
 from torch import nn
 
 from autograd_lens import retained_bytes
 
+from .answers import hint_for_unknown_labels, is_number, kind, labels, raised
+from .seeding import seeded
 from .verdict import Verdict, correct, not_yet, unanswered
 
 FLOAT32 = 4  # bytes per element of every tensor the exercises save
 
 
-@contextmanager
-def _seeded(seed):
-    """Build with a fixed seed, then give the global RNG back its state."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        yield
-
-
 def _batch(seed, *shape):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
-
-
-def _kind(answer) -> str:
-    """'an int', 'a str', 'a function': what the reader gave, without its value."""
-    name = type(answer).__name__
-    return ("an " if name[0].lower() in "aeiou" else "a ") + name
 
 
 def _watch_activations(model):
@@ -64,7 +50,7 @@ EXERCISE_1_BATCH = 25
 
 def exercise_1_model() -> nn.Sequential:
     """The exercise's model, freshly built (its weights play no part in the bytes)."""
-    with _seeded(5):
+    with seeded(5):
         return nn.Sequential(nn.Linear(10, 40), nn.Tanh(), nn.Linear(40, 20), nn.Tanh(),
                              nn.Linear(20, 3))
 
@@ -112,8 +98,8 @@ def exercise_1(answer) -> Verdict:
     if isinstance(answer, torch.Tensor):
         return not_yet("give the number of bytes as a plain number, like 1000 (not a "
                        "tensor; use .item() if you computed it)")
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        return not_yet(f"expected a whole number of bytes, such as 1000; got {_kind(answer)}")
+    if not is_number(answer):
+        return not_yet(f"expected a whole number of bytes, such as 1000; got {kind(answer)}")
     right = _exercise_1_measured()
     if answer == right:
         return correct(f"{right} bytes = 4 × 25 × (10 + 40 + 20 + 3): the input batch, "
@@ -128,7 +114,7 @@ def exercise_1(answer) -> Verdict:
 # Exercise 2: fix the leaking `average_loss`.
 
 def _exercise_2_setup():
-    with _seeded(11):
+    with seeded(11):
         model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
     batches = [(_batch(20 + k, 8, 16), _batch(40 + k, 8, 1)) for k in range(4)]
     return model, batches
@@ -146,7 +132,7 @@ def _as_number(result):
         if result.numel() != 1 or result.is_complex() or result.dtype == torch.bool:
             return None
         return result.detach().item()
-    if isinstance(result, bool) or not isinstance(result, numbers.Real):
+    if not is_number(result):
         return None
     return float(result)
 
@@ -161,7 +147,7 @@ def exercise_2(answer) -> Verdict:
         return unanswered("set `answer` to your function, e.g. `answer = average_loss_fixed`")
     if not callable(answer):
         return not_yet(f"expected a function taking (model, batches), like "
-                       f"`def average_loss_fixed(model, batches): ...`; got {_kind(answer)}")
+                       f"`def average_loss_fixed(model, batches): ...`; got {kind(answer)}")
     losses = _exercise_2_losses()
     expected = sum(losses) / len(losses)
     model, batches = _exercise_2_setup()
@@ -169,7 +155,7 @@ def exercise_2(answer) -> Verdict:
     try:
         result = answer(model, batches)
     except Exception as error:  # the reader's code: report it, don't crash the cell
-        return not_yet(f"your function raised {type(error).__name__}: {error}")
+        return not_yet(raised(error))
     if not refs:
         return not_yet("your function never ran the model: call model(x) for every "
                        "(x, y) in batches")
@@ -184,7 +170,7 @@ def exercise_2(answer) -> Verdict:
                        "are still alive: is a loss tensor kept somewhere outside it?")
     value = _as_number(result)
     if value is None:
-        return not_yet(f"your function returned {_kind(result)}; it should return the "
+        return not_yet(f"your function returned {kind(result)}; it should return the "
                        "average loss, one number")
     if _close(value, expected):
         return correct(f"average loss {expected:.4f}, and when your function returns no "
@@ -252,7 +238,7 @@ WHY = {
 
 def _holds_saved_tensors(text) -> bool:
     """Run a snippet; are any of its activations still alive while its names are?"""
-    with _seeded(7):
+    with seeded(7):
         model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
     refs = _watch_activations(model)
     names = {"torch": torch, "model": model,
@@ -262,29 +248,19 @@ def _holds_saved_tensors(text) -> bool:
     return _alive(refs) > 0  # `names` (the snippet's variables) is still alive here
 
 
-def _labels(answer):
-    """The reader's labels as a set of upper-case strings, or None if not labels."""
-    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple)):
-        return None
-    if not all(isinstance(label, str) for label in answer):
-        return None
-    return {label.strip().upper() for label in answer}
-
-
 def exercise_3(answer) -> Verdict:
     """Which snippets, once finished, still hold saved tensors alive?"""
     if answer is None:
         return unanswered("set `answer` to the set of labels that keep saved tensors "
                           "alive, e.g. {'A', 'B'}")
-    labels = _labels(answer)
-    if labels is None:
-        return not_yet(f"expected a set of labels such as {{'A', 'C'}}; got {_kind(answer)}")
-    unknown = sorted(labels - SNIPPETS.keys())
-    if unknown:
-        return not_yet(f"unknown label(s) {', '.join(unknown)}: the labels are "
-                       f"{', '.join(SNIPPETS)}")
+    chosen = labels(answer)
+    if chosen is None:
+        return not_yet(f"expected a set of labels such as {{'A', 'C'}}; got {kind(answer)}")
+    hint = hint_for_unknown_labels(chosen, SNIPPETS)
+    if hint:
+        return not_yet(hint)
     keepers = {label for label, text in SNIPPETS.items() if _holds_saved_tensors(text)}
-    wrongly_in, missing = sorted(labels - keepers), sorted(keepers - labels)
+    wrongly_in, missing = sorted(chosen - keepers), sorted(keepers - chosen)
     if wrongly_in:
         label = wrongly_in[0]
         return not_yet(f"{label} keeps no saved tensor alive: {WHY[label]}.")

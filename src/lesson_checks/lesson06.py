@@ -18,15 +18,13 @@ reader's training function next to a reference, watching each backward call;
 exercise 3 backpropagates the reader's penalty and compares the critic's gradients.
 Exercise 2 (matching symptoms to fixes) has a key, with a reason for every pair.
 """
-import inspect
-from contextlib import contextmanager
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from autograd_lens import retained_bytes
-
+from .answers import first_line, kind
+from .seeding import seeded
+from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
 
 # The two errors that second backward calls run into.
@@ -34,25 +32,17 @@ FREED_MESSAGE = "Trying to backward through the graph a second time"
 INPLACE_MESSAGE = "modified by an inplace operation"
 
 
-def _seeded(seed, build):
-    """Run `build()` with the global RNG seeded, then put the RNG back as it was."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        return build()
-
-
 # Section 1 (and 3): a GAN on 2-D points.
 
 def gan(seed=0):
     """(G, D, real, z): generator 4 -> 16 -> 2, discriminator 2 -> 16 -> 1 (a logit),
     16 real points scattered around (2, 1), and 16 noise vectors for G."""
-    def build():
+    with seeded(seed):
         G = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
         D = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
         real = torch.randn(16, 2) * 0.3 + torch.tensor([2.0, 1.0])
         z = torch.randn(16, 4)
         return G, D, real, z
-    return _seeded(seed, build)
 
 
 # Section 2 and exercise 1: a recurrent net on a long sequence, trained chunk by chunk.
@@ -70,20 +60,18 @@ def _sine_chunks(chunk_length=10, n_chunks=4):
 def rnn_task(seed=0):
     """(rnn, head, chunks): nn.RNN with 8 hidden units, a linear read-out, and 4 chunks
     of (inputs, targets), each of shape (batch 2, 10 time steps, 1)."""
-    def build():
+    with seeded(seed):
         rnn = nn.RNN(input_size=1, hidden_size=8, batch_first=True)
         head = nn.Linear(8, 1)
         return rnn, head, _sine_chunks()
-    return _seeded(seed, build)
 
 
 def lstm_task(seed=1):
     """(lstm, head, chunks): like rnn_task, with an nn.LSTM whose state is a pair (h, c)."""
-    def build():
+    with seeded(seed):
         lstm = nn.LSTM(input_size=1, hidden_size=6, batch_first=True)
         head = nn.Linear(6, 1)
         return lstm, head, _sine_chunks()
-    return _seeded(seed, build)
 
 
 # Section 4: actor-critic, a shared encoder under two heads.
@@ -91,7 +79,7 @@ def lstm_task(seed=1):
 def actor_critic(seed=0):
     """(encoder, actor, critic, batch): encoder 4 -> 16 -> 16, actor head 16 -> 3 action
     logits, critic head 16 -> 1 value; batch = (states, actions, returns) for 8 steps."""
-    def build():
+    with seeded(seed):
         encoder = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh())
         actor = nn.Linear(16, 3)
         critic = nn.Linear(16, 1)
@@ -99,7 +87,6 @@ def actor_critic(seed=0):
         actions = torch.randint(0, 3, (8,))
         returns = torch.randn(8, 1)
         return encoder, actor, critic, (states, actions, returns)
-    return _seeded(seed, build)
 
 
 def actor_critic_losses(encoder, actor, critic, batch):
@@ -115,55 +102,6 @@ def actor_critic_losses(encoder, actor, critic, batch):
 
 
 # Helpers shared by the checkers.
-
-def _kind(answer) -> str:
-    """'an int', 'a str', 'a function': what the reader gave, without its value."""
-    name = "function" if inspect.isfunction(answer) else type(answer).__name__
-    return ("an " if name[0].lower() in "aeiou" else "a ") + name
-
-
-def _first_line(error) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else ""
-
-
-def _bytes_or_none(tensors):
-    """retained_bytes of what backward was asked to run, or None if it can't be read."""
-    try:
-        return retained_bytes(*tensors)
-    except Exception:  # freed, modified in place, not a graph: the call itself will say
-        return None
-
-
-@contextmanager
-def _watch_backward_calls():
-    """Record every backward()/autograd.grad() call made inside: whether it kept the
-    graph, and how many bytes the graph it was about to run kept alive."""
-    calls = []
-    originals = {"backward": torch.autograd.backward, "grad": torch.autograd.grad}
-
-    def spy(name):
-        original = originals[name]
-        signature = inspect.signature(original)
-
-        def watched(*args, **kwargs):
-            arguments = signature.bind(*args, **kwargs).arguments
-            retain = arguments.get("retain_graph")
-            if retain is None:  # autograd's default: retain_graph = create_graph
-                retain = bool(arguments.get("create_graph", False))
-            outputs = arguments.get("tensors", arguments.get("outputs"))
-            outputs = [outputs] if isinstance(outputs, torch.Tensor) else list(outputs or [])
-            calls.append({"retain": bool(retain), "bytes": _bytes_or_none(outputs)})
-            return original(*args, **kwargs)
-        return watched
-
-    torch.autograd.backward = spy("backward")
-    torch.autograd.grad = spy("grad")
-    try:
-        yield calls
-    finally:
-        torch.autograd.backward = originals["backward"]
-        torch.autograd.grad = originals["grad"]
-
 
 def _parameters(*modules):
     return [p for module in modules for p in module.parameters()]
@@ -203,8 +141,8 @@ def exercise_1(answer) -> Verdict:
                           "`answer = train_lstm_on_chunks` and run this cell again")
     if not callable(answer):
         return not_yet(f"expected your function, e.g. `answer = train_lstm_on_chunks`; "
-                       f"got {_kind(answer)}")
-    with _watch_backward_calls() as calls:
+                       f"got {kind(answer)}")
+    with watch_backward_calls() as calls:
         try:
             trained, n_chunks = _run_training(answer)
         except RuntimeError as error:
@@ -216,22 +154,22 @@ def exercise_1(answer) -> Verdict:
                 return not_yet("a backward reached an earlier chunk whose weights the "
                                "optimizer has since changed in place: retain_graph=True "
                                "is not the fix here; detach the state (h, c) between chunks.")
-            return not_yet(f"your function raised RuntimeError: {_first_line(error)}")
+            return not_yet(f"your function raised RuntimeError: {first_line(error)}")
         except AttributeError as error:
             if "tuple" in str(error) and "detach" in str(error):
                 return not_yet("the LSTM's state is a tuple (h, c), and a tuple has no "
                                ".detach(): detach each, e.g. tuple(s.detach() for s in state)")
-            return not_yet(f"your function raised AttributeError: {_first_line(error)}")
+            return not_yet(f"your function raised AttributeError: {first_line(error)}")
         except TypeError as error:
             if "NoneType" in str(error):
                 return not_yet("the state is None before the first chunk: detach it only "
                                "once there is one (e.g. `if state is not None:`)")
-            return not_yet(f"your function raised TypeError: {_first_line(error)} "
+            return not_yet(f"your function raised TypeError: {first_line(error)} "
                            "(it is called as answer(lstm, head, chunks, optimizer))")
         except Exception as error:  # the reader's code: report it, don't crash the cell
             return not_yet(f"your function raised {type(error).__name__}: "
-                           f"{_first_line(error)}")
-    if any(call["retain"] for call in calls):
+                           f"{first_line(error)}")
+    if any(call.retain_graph for call in calls):
         return not_yet("it runs, but with retain_graph=True: every chunk's graph then stays "
                        "alive. Detach the state between chunks instead.")
     if not calls:
@@ -240,7 +178,7 @@ def exercise_1(answer) -> Verdict:
     if len(calls) != n_chunks:
         return not_yet(f"backward was called {len(calls)} times for {n_chunks} chunks: one "
                        "backward and one optimizer step per chunk")
-    kept = [call["bytes"] for call in calls if call["bytes"] is not None]
+    kept = [call.retained_bytes for call in calls if call.retained_bytes is not None]
     # A few bytes may differ (two zero states sharing memory count once); a leak adds a
     # whole chunk's graph per chunk.
     if kept and max(kept) > 1.25 * min(kept):
@@ -315,7 +253,7 @@ def _as_mapping(answer):
     """The reader's answer as {int symptom: upper-case label}, or an error hint."""
     if not isinstance(answer, dict):
         return None, (f"expected a dict from symptom number to fix letter, e.g. "
-                      f"{{1: 'A', 2: 'B', ...}}; got {_kind(answer)}")
+                      f"{{1: 'A', 2: 'B', ...}}; got {kind(answer)}")
     mapping = {}
     for key, value in answer.items():
         number = key
@@ -360,7 +298,8 @@ def exercise_2(answer) -> Verdict:
 
 def penalty_points(seed=3):
     """8 points in 2-D where the critic's gradient is penalised (no requires_grad)."""
-    return _seeded(seed, lambda: torch.randn(8, 2) * 0.5 + torch.tensor([1.0, 0.5]))
+    with seeded(seed):
+        return torch.randn(8, 2) * 0.5 + torch.tensor([1.0, 0.5])
 
 
 def _reference_penalty(critic, points):
@@ -387,7 +326,7 @@ def exercise_3(answer) -> Verdict:
                           "and run this cell again")
     if not callable(answer):
         return not_yet(f"expected your function, e.g. `answer = gradient_penalty`; "
-                       f"got {_kind(answer)}")
+                       f"got {kind(answer)}")
     _, critic, _, _ = gan()
     points = penalty_points()
     try:
@@ -396,12 +335,12 @@ def exercise_3(answer) -> Verdict:
         if "does not require grad" in str(error):
             return not_yet("autograd.grad needs the points to require grad: make a copy "
                            "that does, x = points.detach().requires_grad_()")
-        return not_yet(f"your function raised RuntimeError: {_first_line(error)}")
+        return not_yet(f"your function raised RuntimeError: {first_line(error)}")
     except Exception as error:  # the reader's code: report it, don't crash the cell
-        return not_yet(f"your function raised {type(error).__name__}: {_first_line(error)}")
+        return not_yet(f"your function raised {type(error).__name__}: {first_line(error)}")
     if not isinstance(penalty, torch.Tensor):
         return not_yet(f"return the penalty as a tensor (the training step calls "
-                       f"backward on it); got {_kind(penalty)}")
+                       f"backward on it); got {kind(penalty)}")
     if penalty.numel() != 1:
         return not_yet(f"the penalty is one number, a mean over the points; yours has shape "
                        f"{tuple(penalty.shape)}")
@@ -425,7 +364,7 @@ def exercise_3(answer) -> Verdict:
             return not_yet("backward through the penalty needs the critic's graph, which "
                            "autograd.grad freed: with create_graph=True, leave retain_graph "
                            "at its default")
-        return not_yet(f"penalty.backward() raised RuntimeError: {_first_line(error)}")
+        return not_yet(f"penalty.backward() raised RuntimeError: {first_line(error)}")
     got = _critic_grads(critic)
     critic.zero_grad(set_to_none=True)
     expected_penalty.backward()
