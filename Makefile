@@ -7,8 +7,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.installed
 LESSON := notebooks/01_backward_and_the_graph.ipynb
+SITE   := build/site
 
-.PHONY: setup graphviz lab test notebooks figures clean
+.PHONY: setup graphviz chromium npm lab test site notebooks figures budget clean FORCE
 
 setup: $(READY) graphviz
 
@@ -22,14 +23,49 @@ $(READY): requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
+# System programs: installed when we are root with apt-get, else a note on how.
 graphviz:
-	@sh tools/ensure_graphviz.sh
+	@sh tools/ensure_tool.sh dot graphviz graphviz "the graphs will show as DOT source"
+chromium:
+	@sh tools/ensure_tool.sh $${CHROMIUM:-/usr/bin/chromium} chromium chromium \
+	    "the browser tests will be skipped (set CHROMIUM to another Chromium's path)"
+npm:
+	@sh tools/ensure_tool.sh npm npm node "make site cannot fetch MathJax (the site is not built)"
+
+# JupyterLab refuses to run as root unless told; containers and CI machines are root.
+AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lab: setup
-	$(BIN)/jupyter lab --ip=127.0.0.1 $(LAB_ARGS) $(LESSON)
+	$(BIN)/jupyter lab --ip=127.0.0.1 $(AS_ROOT) $(LAB_ARGS) $(LESSON)
 
-test: setup
+# The browser tests (tests/browser) need Chromium and the built site; without them
+# they are skipped on a reader's machine and fail under CI.
+test: setup chromium npm
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory site; fi
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The static site, build/site/html, from the stored outputs (nothing is re-run). It is
+# rebuilt, from scratch, only when one of its inputs changed, or was added or removed
+# (build/.site-inputs lists them). MathJax comes from npm.
+SITE_INPUTS := $(sort $(wildcard README.md CONTRIBUTING.md LICENSE notebooks/[0-9]*.ipynb \
+                                 figures/* docs/conf.py docs/_static/*))
+
+site: $(SITE)/.built
+
+build/.site-inputs: FORCE
+	@mkdir -p $(@D); echo '$(SITE_INPUTS)' | cmp -s - $@ || echo '$(SITE_INPUTS)' > $@
+
+$(SITE)/.built: build/.site-inputs $(SITE_INPUTS) docs/node_modules/.installed $(READY)
+	rm -rf $(SITE)
+	$(BIN)/sphinx-build -q -b html -c docs -d $(SITE)/doctrees . $(SITE)/html
+	@touch $@
+	@echo "The site is in $(SITE)/html: open $(SITE)/html/index.html"
+
+FORCE:
+
+docs/node_modules/.installed: docs/package.json docs/package-lock.json | npm
+	cd docs && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 # Re-run every lesson top to bottom in a fresh kernel and store its outputs.
 notebooks: setup
@@ -38,5 +74,9 @@ notebooks: setup
 figures: setup
 	$(BIN)/python tools/make_figures.py
 
+# The lessons' nbval run against its floor (kernel start + imports); see the script.
+budget: setup
+	$(BIN)/python tools/nbval_budget.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache $(SITE) test-artifacts docs/node_modules

@@ -1,0 +1,134 @@
+"""Sphinx configuration of the static site (`make site`).
+
+The source directory is the repository itself (`sphinx-build -c docs . build/site/html`),
+so the site shows the files as they are, with nothing copied by hand:
+
+- README.md is the landing page (README.html; index.html sends the reader there). Its
+  links work unchanged: notebooks/NN_*.ipynb are the lesson pages, CONTRIBUTING.md is a
+  page, LICENSE a download, figures/*.svg an image.
+- The lessons, notebooks/[0-9]*.ipynb, are rendered from their stored outputs by myst-nb
+  (never executed here), in file-name order, with the book theme's navigation.
+- Maths is rendered by MathJax 3 from docs/node_modules (npm, docs/package.json), copied
+  into the site's _static/mathjax/, so the site needs no network.
+"""
+from pathlib import Path
+import json
+import shutil
+
+DOCS = Path(__file__).resolve().parent
+MATHJAX = DOCS / "node_modules" / "mathjax"
+
+project = "Autograd's memory, executed"
+author = "The autograd-lens contributors"
+copyright = "2026 The autograd-lens contributors (MIT licence)"  # as in LICENSE
+
+extensions = ["myst_nb"]
+
+root_doc = "README"
+# Only these files are pages; the rest of the repository is not walked into.
+include_patterns = ["README.md", "CONTRIBUTING.md", "notebooks/[0-9]*.ipynb"]
+exclude_patterns = [".*", "**/.*", "build", "docs", "src", "tests", "tools", "figures",
+                    "test-artifacts", "**/.ipynb_checkpoints", "**/node_modules"]
+
+# The lessons as stored: outputs of a clean "Restart & Run All", never re-executed.
+nb_execution_mode = "off"
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+
+# MathJax from npm, served by the site itself (relative to _static/).
+mathjax_path = "mathjax/tex-mml-chtml.js"
+
+html_theme = "sphinx_book_theme"
+html_title = project
+html_copy_source = False
+html_show_sourcelink = False
+html_last_updated_fmt = None
+html_static_path = ["_static"]
+html_css_files = ["site.css"]
+html_favicon = "_static/favicon.svg"  # else browsers ask for a /favicon.ico that isn't there
+html_theme_options = {
+    "home_page_in_toc": True,
+    "show_navbar_depth": 1,
+    "show_toc_level": 2,
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "navigation_with_keys": False,
+}
+
+# Lessons in order, after the landing page, then the authors' guide. The README is
+# GitHub's landing page too, so the toctree that gives the site its navigation is added
+# to it here, when Sphinx reads it, rather than written into the file.
+TOCTREE = """
+
+```{toctree}
+:hidden:
+:caption: Lessons
+:glob:
+
+notebooks/[0-9]*
+```
+
+```{toctree}
+:hidden:
+:caption: For authors
+
+CONTRIBUTING
+```
+"""
+
+
+def _add_toctree(app, docname, source):
+    if docname == root_doc:
+        source[0] += TOCTREE
+
+
+# Parts of MathJax's es5/ bundle that tex-mml-chtml.js loads, now or on demand (TeX
+# extensions, fonts, the right-click menu and its accessibility tools). The other
+# combined bundles in es5/ are not needed.
+MATHJAX_PARTS = ["tex-mml-chtml.js", "input", "output", "ui", "a11y", "sre", "adaptors"]
+
+
+def _copy_mathjax(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    source = MATHJAX / "es5"
+    if not source.is_dir():
+        raise RuntimeError(f"MathJax is missing at {source}: run `make site` (it runs npm ci in docs/)")
+    version = json.loads((MATHJAX / "package.json").read_text())["version"]
+    target = Path(app.outdir) / "_static" / "mathjax"
+    stamp = target / ".version"
+    if stamp.is_file() and stamp.read_text() == version:
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    for part in MATHJAX_PARTS:
+        if (source / part).is_dir():
+            shutil.copytree(source / part, target / part)
+        else:
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / part, target / part)
+    stamp.write_text(version)
+
+
+REDIRECT = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{title}</title>
+<meta http-equiv="refresh" content="0; url={target}">
+<link rel="canonical" href="{target}">
+<link rel="icon" href="_static/favicon.svg">
+</head><body><p><a href="{target}">{title}</a></p></body></html>
+"""
+
+
+def _write_index(app, exception):
+    """index.html, for servers and browsers that open a folder's index: go to the README."""
+    if exception is not None or app.builder.format != "html" or root_doc == "index":
+        return
+    target = app.builder.get_target_uri(root_doc)
+    (Path(app.outdir) / "index.html").write_text(REDIRECT.format(title=project, target=target),
+                                                  encoding="utf-8")
+
+
+def setup(app):
+    app.connect("source-read", _add_toctree)
+    app.connect("build-finished", _copy_mathjax)
+    app.connect("build-finished", _write_index)

@@ -1,0 +1,151 @@
+"""Each lesson, run as a learner runs it: opened in JupyterLab in a real browser, then
+Run > Restart Kernel and Run All Cells…, confirmed in the dialog.
+
+Then, in the page itself: every cell ran; every graph (and plot) that the stored lesson
+has is shown as an image that loaded; every cell tagged `raises-exception` shows its
+stored error, name and message; and no other cell shows an error (or anything on stderr
+that the stored lesson does not have). The lesson runs from a copy with its outputs
+removed, so everything checked was produced by this run.
+"""
+import re
+import time
+
+from .stored_outputs import read_lesson, squash
+
+RUN_TIMEOUT = 600  # seconds for one lesson to run all its cells
+PROMPT_RAN = re.compile(r"\[\d+\]")
+
+CELLS_IN_DOM = """() => [...document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell')].map(cell => ({
+    code: cell.classList.contains('jp-CodeCell'),
+    prompt: (cell.querySelector('.jp-InputArea-prompt') || {}).textContent || '',
+    outputs: [...cell.querySelectorAll('.jp-OutputArea-output')].map(output => ({
+        mime: output.getAttribute('data-mime-type') || '',
+        text: output.innerText,
+        images: [...output.querySelectorAll('img, svg')].map(image => image.tagName === 'IMG'
+            ? image.complete && image.naturalWidth > 0 && image.getBoundingClientRect().width > 0
+            : image.getBoundingClientRect().width > 0),
+    })),
+}))"""
+
+IMAGES_SETTLED = """() => [...document.querySelectorAll('.jp-OutputArea-output img')]
+    .every(image => image.complete)"""
+
+
+def _open(page, jupyterlab, name, cell_count):
+    page.goto(jupyterlab.lab_url(name))
+    page.wait_for_function(
+        "n => document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell').length === n",
+        arg=cell_count, timeout=120_000)
+    deadline = time.monotonic() + 120
+    while jupyterlab.kernel_state(name) != "idle":
+        assert time.monotonic() < deadline, f"the kernel of {name} did not start:\n{jupyterlab.log_tail()}"
+        time.sleep(0.5)
+
+
+def _restart_and_run_all(page):
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text="Restart Kernel and Run All Cells").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for()
+    assert "Restart Kernel?" in dialog.inner_text()
+    dialog.locator("button.jp-mod-accept", has_text="Restart").click()
+    dialog.wait_for(state="detached")
+
+
+def _wait_until_done(page, jupyterlab, name):
+    """Done when no cell is running ([*]) and the kernel is idle, for 2 s running: Run All
+    goes cell by cell, so between two cells there is a moment when neither holds."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    quiet_since = None
+    while time.monotonic() < deadline:
+        prompts = page.eval_on_selector_all(
+            ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt", "ps => ps.map(p => p.textContent)")
+        ran = sum(bool(PROMPT_RAN.search(p)) for p in prompts)
+        quiet = ran > 0 and not any("*" in p for p in prompts) and jupyterlab.kernel_state(name) == "idle"
+        if not quiet:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = (time.monotonic(), ran)
+        elif quiet_since[1] != ran:
+            quiet_since = (time.monotonic(), ran)
+        elif time.monotonic() - quiet_since[0] >= 2:
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"{name}: Run All did not finish within {RUN_TIMEOUT} s")
+
+
+def _problems(stored_cells, dom_cells):
+    problems, not_run = [], []
+    if len(dom_cells) != len(stored_cells):
+        return [f"JupyterLab shows {len(dom_cells)} cells, the notebook has {len(stored_cells)}"]
+    for stored, shown in zip(stored_cells, dom_cells):
+        if not stored.code:
+            continue
+        where = f"cell {stored.index}"
+        if stored.has_source and not PROMPT_RAN.search(shown["prompt"]):
+            not_run.append(stored.index)
+            continue
+        by_mime = {}
+        for output in shown["outputs"]:
+            by_mime.setdefault(output["mime"], []).append(output)
+        for mime, kind, expected in (("image/svg+xml", "graph", stored.svg), ("image/png", "plot", stored.png)):
+            outputs = by_mime.get(mime, [])
+            if len(outputs) != expected:
+                problems.append(f"{where}: {len(outputs)} {kind}(s) shown, {expected} stored")
+            for output in outputs:
+                if not output["images"] or not all(output["images"]):
+                    problems.append(f"{where}: a {kind} output is not a rendered image")
+        errors = list(by_mime.get("application/vnd.jupyter.stderr", []))
+        if stored.expects_error:
+            for ename, evalue in stored.errors:
+                wanted = squash(f"{ename}: {evalue}")
+                match = next((e for e in errors if wanted in squash(e["text"])), None)
+                if match is None:
+                    shown_text = " | ".join(squash(e["text"])[:300] for e in errors) or "no error"
+                    problems.append(f"{where} (raises-exception): expected {wanted[:200]!r}, shown: {shown_text}")
+                    match = errors[0] if errors else None  # reported here, not again below
+                if match is not None:
+                    errors.remove(match)
+        # What is left is an error, or stderr, that the stored lesson does not have.
+        # (JupyterLab renders both with the same stderr mime type.)
+        if len(errors) > stored.stderr:
+            for error in errors:
+                problems.append(f"{where}: unexpected error output: {squash(error['text'])[:300]!r}")
+    if not_run:
+        problems.append(f"Run All stopped: {len(not_run)} code cells did not run, from cell {not_run[0]} on")
+    return problems
+
+
+def _screenshot(page, path, selector=None):
+    if selector:
+        target = page.locator(selector).first
+        if target.count():
+            target.scroll_into_view_if_needed()
+    page.screenshot(path=path)
+
+
+def test_lesson_runs_in_jupyterlab(lesson, jupyterlab, page, screenshots):
+    _, stored_cells = read_lesson(lesson)
+    name = lesson.name
+    try:
+        _open(page, jupyterlab, name, len(stored_cells))
+        _restart_and_run_all(page)
+        _wait_until_done(page, jupyterlab, name)
+        page.wait_for_function(IMAGES_SETTLED)
+        dom_cells = page.evaluate(CELLS_IN_DOM)
+        # Pictures for a person to look at: the first graph, and the first expected error.
+        _screenshot(page, screenshots / f"lab-{lesson.stem}.png",
+                    '.jp-OutputArea-output[data-mime-type="image/svg+xml"]')
+        if any(cell.expects_error for cell in stored_cells):
+            _screenshot(page, screenshots / f"lab-{lesson.stem}-error.png",
+                        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+    except Exception:
+        try:
+            page.screenshot(path=screenshots / f"lab-{lesson.stem}-failed.png")
+        except Exception:
+            pass
+        raise
+    finally:
+        jupyterlab.shutdown_kernels()
+    problems = _problems(stored_cells, dom_cells)
+    assert not problems, f"{name} in JupyterLab:\n" + "\n".join(problems)
