@@ -1,6 +1,6 @@
 """Draw an autograd graph with Graphviz, in torchviz's style, freed buffers marked.
 
-Colours (torchviz's, plus one for freed buffers):
+Colours (torchviz's, plus ours for freed, modified and shared):
 - light grey box: a backward node (`grad_fn`); red dashed border once backward
   has freed the tensors it saved;
 - light blue: a leaf tensor that requires grad (backward fills its `.grad`);

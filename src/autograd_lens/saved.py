@@ -41,10 +41,10 @@ def saved_tensors(*outputs, params=None) -> SavedTensorTable:
 
     One row per (node, attribute): the node that holds it, the attribute name
     autograd gives it (`self`, `other`, `result`, ...), shape, dtype, bytes, whether
-    it is (a view of) a leaf of the graph, and its state: live, or freed by backward. A freed
-    tensor is gone, so its shape, dtype and bytes are unknown and shown empty; so are
-    those of a tensor modified in place after it was saved (autograd refuses to
-    hand it out, and backward through its node would fail).
+    it is (a view of) a leaf of the graph, and its state: live, freed by backward, or
+    modified in place after it was saved (autograd then refuses to hand it out, and a
+    backward through its node fails). Only a live tensor's shape, dtype and bytes
+    are known; the others show empty.
     `params` maps names to tensors, like `draw`'s, to name saved leaves.
     """
     graph = walk(outputs, params)
