@@ -9,7 +9,7 @@ READY  := $(VENV)/.installed
 LESSON := notebooks/01_backward_and_the_graph.ipynb
 SITE   := build/site
 
-.PHONY: setup graphviz chromium npm lab test site notebooks figures budget clean FORCE
+.PHONY: setup graphviz chromium npm lab test site notebooks figures budget stats clean FORCE
 
 setup: $(READY) graphviz
 
@@ -73,6 +73,10 @@ notebooks: setup
 
 figures: setup
 	$(BIN)/python tools/make_figures.py
+
+# Each lesson's words, cells, exercises and stated time against the period budget.
+stats:
+	$(PYTHON) tools/lesson_stats.py
 
 # The lessons' nbval run against its floor (kernel start + imports); see the script.
 budget: setup

@@ -1,9 +1,12 @@
 """Reading the reader's answer: what kind of thing it is, and whether it is what was asked.
 
-The checkers of several lessons ask for the same kinds of answer (a set of labels, a
-number, a function) and word their hints the same way; the shared part lives here.
+The checkers of every lesson ask for the same kinds of answer (a set of labels, a number,
+a tensor, a function) and compare numbers the same way; the shared part lives here.
 """
+import math
 import numbers
+
+import torch
 
 
 def kind(answer) -> str:
@@ -15,6 +18,37 @@ def kind(answer) -> str:
 def is_number(answer) -> bool:
     """A real number such as 3 or 0.5, but not True: Python counts a bool as an int."""
     return not isinstance(answer, bool) and isinstance(answer, numbers.Real)
+
+
+def as_number(answer):
+    """A real number, or a one-element real tensor, as a float; None for anything else."""
+    if isinstance(answer, torch.Tensor):
+        if answer.numel() != 1 or answer.is_complex() or answer.dtype == torch.bool:
+            return None
+        return answer.detach().item()
+    return float(answer) if is_number(answer) and math.isfinite(answer) else None
+
+
+def as_float_tensor(answer):
+    """A tensor or nested list of real numbers as a float64 CPU tensor; None otherwise."""
+    if isinstance(answer, (str, bytes, dict, set)) or answer is None:
+        return None
+    try:
+        tensor = torch.as_tensor(answer.detach() if isinstance(answer, torch.Tensor) else answer)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    if tensor.is_complex() or tensor.dtype == torch.bool:
+        return None
+    return tensor.to(device="cpu", dtype=torch.float64)
+
+
+def close(actual, expected, rtol=1e-4, atol=1e-6) -> bool:
+    """Numbers or tensors equal up to rounding; False, never an error, for another shape
+    or for something that is not numbers at all."""
+    actual, expected = as_float_tensor(actual), as_float_tensor(expected)
+    if actual is None or expected is None or actual.shape != expected.shape:
+        return False
+    return torch.allclose(actual, expected, rtol=rtol, atol=atol)
 
 
 def labels(answer):
@@ -35,10 +69,6 @@ def hint_for_unknown_labels(given, choices):
 
 
 def raised(error) -> str:
-    """The hint for an answer whose code raised: the error's name and message."""
-    return f"your function raised {type(error).__name__}: {error}"
-
-
-def first_line(error) -> str:
-    """The first line of an error's message, so that a hint quoting it stays one line."""
-    return str(error).strip().splitlines()[0] if str(error).strip() else ""
+    """The hint for an answer whose code raised: the error's name and first line."""
+    from .errors import describe
+    return f"your code raised {describe(error)}"

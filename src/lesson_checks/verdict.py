@@ -7,6 +7,10 @@ class Verdict:
     correct: bool | None  # None: the reader has not answered yet
     message: str
 
+    def __post_init__(self):
+        # One line, whatever went into the message (a tensor's repr spans several).
+        object.__setattr__(self, "message", " ".join(str(self.message).split()))
+
     def __bool__(self):
         return self.correct is True
 
