@@ -38,3 +38,4 @@ def test_the_budget_check_can_fail():
                        core_code_cells=30, exercises=2, stated_minutes=30)
     assert len(long.over_budget) == 2
     assert LessonStats("ok", 1500, 2200, 60, 30, 2, 30).estimated_minutes == 30
+
