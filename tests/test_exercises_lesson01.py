@@ -1,20 +1,38 @@
 """Lesson 01's checkers: unanswered for None, correct for a right answer, not yet for
-wrong ones (with a hint), and never a crash on odd input."""
+wrong ones (with a hint specific to the mistake), and never a crash on odd input."""
+import nbformat
 import numpy as np
 import pytest
 import torch
 
-from checks import every_checker_tests, global_rng_left_alone, is_correct, is_not_yet
+from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
+                    is_correct, is_not_yet)
+from conftest import ROOT
 from lesson_checks import lesson01
 
 CHECKS = [lesson01.exercise_1, lesson01.exercise_2, lesson01.exercise_3]
 
 # Answers of the wrong kind that every checker must turn into a hint, not a traceback.
-ODD_INPUTS = ["abc", b"bytes", 42j, True, object(), {"a": 1}, {1, 2}, [[1, 2], [3]],
-              lambda: None, torch.tensor([True, False]), torch.tensor([1j, 2j])]
+ODD_INPUTS = ["abc", b"bytes", 42j, True, 3, object(), {"a": 1}, {1, 2}, [[1, 2], [3]],
+              lambda: None, torch.tensor([True, False]), torch.tensor([1j, 2j]),
+              torch.ones(2, 3)]
 
 test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = \
-    every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[None, "self", [[1.0]], 3])
+    every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[
+        None, "self", [[1.0]], 3, torch.rand(4, 4), {"w", "loss"},
+        [("SplitBackward0", 2), ("SplitBackward0", 0)]])
+
+
+def exercise_markdown():
+    notebook = nbformat.read(ROOT / "notebooks" / "01_backward_and_the_graph.ipynb", 4)
+    return "\n".join(c.source for c in notebook.cells
+                     if c.cell_type == "markdown" and "### Exercise" in c.source)
+
+
+def test_the_notebook_shows_the_code_the_checkers_run():
+    shown = exercise_markdown()
+    assert lesson01.EXERCISE_2_CODE in shown
+    assert lesson01.EXERCISE_3_CODE in shown
 
 
 # Exercise 1: y = a.exp() saves its output, `result`, not its input.
@@ -34,85 +52,133 @@ def test_exercise_1_wrong(answer):
 
 
 def test_exercise_1_hints_are_specific():
-    assert "derivative of exp" in lesson01.exercise_1("self").message
-    assert "single input" in lesson01.exercise_1("other").message
-    assert "not a tensor" in lesson01.exercise_1(torch.ones(1)).message
+    assert is_not_yet(lesson01.exercise_1("self"), "derivative of exp")
+    assert is_not_yet(lesson01.exercise_1("other"), "single input")
+    assert is_not_yet(lesson01.exercise_1(torch.ones(1)), "not a tensor")
 
 
-# Exercise 2: x = [[1, 2, 3, 4]], x.grad after (x ** 3).mean().backward() is 3x²/4.
+# Exercise 2: y = last * first, both chunks of x: (SplitBackward0, 2), (SplitBackward0, 0).
 
-X = torch.tensor(lesson01.X_VALUES)
+RIGHT_PAIRS = [("SplitBackward0", 2), ("SplitBackward0", 0)]
+
+
+def test_exercise_2_expected_comes_from_autograd():
+    assert lesson01._exercise_2_expected() == RIGHT_PAIRS
+
+
+def test_exercise_2_accepts_what_names_prints():
+    namespace = {"torch": torch}
+    exec(lesson01.EXERCISE_2_CODE, namespace)
+    assert is_correct(lesson01.exercise_2(lesson01._named_pairs(namespace["y"].grad_fn)))
 
 
 @pytest.mark.parametrize("answer", [
-    torch.tensor([[0.75, 3.0, 6.75, 12.0]]),
-    [[0.75, 3, 6.75, 12]],
-    np.array([[0.75, 3.0, 6.75, 12.0]]),
-    3 * X ** 2 / 4,
-    (3 * X ** 2 / 4).double(),
-    torch.tensor([[0.75, 3.0, 6.75, 12.0]], requires_grad=True),
+    RIGHT_PAIRS,
+    tuple(RIGHT_PAIRS),
+    [["SplitBackward0", 2], ["SplitBackward0", 0]],
+    [(" splitbackward0 ", 2), ("SPLITBACKWARD0", 0)],
+    [("SplitBackward0", np.int64(2)), ("SplitBackward0", 0)],
 ])
 def test_exercise_2_right(answer):
     assert is_correct(lesson01.exercise_2(answer))
 
 
-@pytest.mark.parametrize("answer", [
-    3 * X ** 2,                       # forgot mean's 1/4
-    X ** 3 / 4,                       # the terms, not their derivatives
-    X,
-    torch.zeros(1, 4),
-    torch.full((1, 4), float("nan")),
-    [0.75, 3.0, 6.75, 12.0],          # right numbers, wrong shape
-    torch.tensor(0.75),               # a scalar
-    torch.ones(4, 4),
+@pytest.mark.parametrize("answer, words", [
+    ([("SplitBackward0", 0), ("SplitBackward0", 2)], ["which input comes first"]),
+    ([("SplitBackward0", 0), ("SplitBackward0", 0)], ["not an input number"]),
+    ([("SplitBackward0", 3), ("SplitBackward0", 1)], ["numbered from 0"]),
+    ([("SplitBackward0", 2), ("SplitBackward0", 1)], ["counted from 0"]),
+    ([("SplitBackward0", 1), ("SplitBackward0", 0)], ["counted from 0"]),
+    ([("SplitBackward0", 2)], ["one pair per input", "yours has 1"]),
+    ([("SplitBackward0", 2), ("SplitBackward0", 0), (None, 0)], ["yours has 3"]),
+    ([("AccumulateGrad", 0), ("AccumulateGrad", 0)], ["AccumulateGrad", "not leaves"]),
+    ([("torch::autograd::AccumulateGrad", 2), ("SplitBackward0", 0)], ["AccumulateGrad"]),
+    ([("SplitBackward0", 2), (None, 0)], ["needs no gradient"]),
+    ([("MulBackward0", 2), ("MulBackward0", 0)], ["MulBackward0 itself"]),
+    ([("ChunkBackward0", 2), ("ChunkBackward0", 0)], ["section 3"]),
+    ([("SliceBackward0", 0), ("SliceBackward0", 0)], ["section 3"]),
 ])
-def test_exercise_2_wrong(answer):
-    assert is_not_yet(lesson01.exercise_2(answer))
+def test_exercise_2_wrong_answers_get_their_own_hint(answer, words):
+    verdict = lesson01.exercise_2(answer)
+    assert is_not_yet(verdict, *words), verdict
 
 
-def test_exercise_2_hints_are_specific():
-    assert "divides by" in lesson01.exercise_2(3 * X ** 2).message
-    assert "second pair of brackets" in lesson01.exercise_2([0.75, 3.0, 6.75, 12.0]).message
-    assert "(1, 4)" in lesson01.exercise_2(torch.tensor(0.75)).message
+def test_exercise_2_hints_never_give_the_numbers_away():
+    for answer in ([("SplitBackward0", 0), ("SplitBackward0", 0)],
+                   [("SplitBackward0", 0), ("SplitBackward0", 2)],
+                   [("ChunkBackward0", 2), ("ChunkBackward0", 0)]):
+        message = lesson01.exercise_2(answer).message
+        assert "SplitBackward0" not in message and "2" not in message, message
 
 
-def test_exercise_2_expected_comes_from_autograd():
-    assert torch.allclose(lesson01._exercise_2_expected(), 3 * X ** 2 / 4)
+@pytest.mark.parametrize("answer, words", [
+    ("SplitBackward0", ["list of (node name, number) pairs"]),
+    ([("SplitBackward0", 2, 0)], ["two parts"]),
+    ([("SplitBackward0", "2"), ("SplitBackward0", 0)], ["whole number"]),
+    ([("SplitBackward0", 2.0), ("SplitBackward0", 0)], ["whole number"]),
+    ([("SplitBackward0", True), ("SplitBackward0", 0)], ["whole number"]),
+    ([(3, 2), ("SplitBackward0", 0)], ["a string"]),
+])
+def test_exercise_2_answers_of_the_wrong_shape_get_a_hint(answer, words):
+    assert is_not_yet(lesson01.exercise_2(answer), *words)
 
 
-# Exercise 3: c.backward(gradient=full_like(c, 1/4)) leaves what d.backward() leaves.
+def test_exercise_2_node_objects_are_not_names():
+    namespace = {"torch": torch}
+    exec(lesson01.EXERCISE_2_CODE, namespace)
+    raw = namespace["y"].grad_fn.next_functions  # pairs of (Node, int)
+    assert is_not_yet(lesson01.exercise_2(raw), "not the node object")
+
+
+# Exercise 3: after the code, w, u (zeros) and h (retain_grad) have a .grad.
+
+def test_exercise_3_truth_comes_from_the_tensors():
+    assert lesson01._with_grad() == {"w", "u", "h"}
+
+
+def test_exercise_3_has_a_hint_for_every_name():
+    truth = lesson01._with_grad()
+    assert set(lesson01.WHY_GRAD) == truth
+    assert set(lesson01.WHY_NO_GRAD) == set(lesson01.TENSOR_NAMES) - truth
+
 
 @pytest.mark.parametrize("answer", [
-    torch.full((1, 4), 0.25),
-    torch.ones(1, 4) / 4,
-    [[0.25, 0.25, 0.25, 0.25]],
-    torch.full((1, 4), 0.25, dtype=torch.float64),
+    {"w", "u", "h"}, ["h", "u", "w"], ("W", "U", " h "), frozenset({"w", "u", "h"}),
+    ["w", "u", "h", "w"],
 ])
 def test_exercise_3_right(answer):
     assert is_correct(lesson01.exercise_3(answer))
 
 
-@pytest.mark.parametrize("answer", [
-    torch.ones(1, 4),                 # that is e = c.sum()
-    torch.full((1, 4), 4.0),
-    torch.tensor(0.25),               # the seed's kind of mistake: wrong shape
-    torch.tensor([1.0]),
-    torch.full((4,), 0.25),
-    torch.zeros(1, 4),
-    [[1, 1, 1, 1]],
-    torch.tensor([[0.25, 0.25, 0.25, 1.0]]),
+@pytest.mark.parametrize("answer, words", [
+    ({"w", "u", "h", "x"}, ["x was computed", "require grad"]),
+    ({"w", "u", "h", "g"}, ["g.retain_grad() came after"]),
+    ({"w", "u", "h", "loss"}, ["loss is not a leaf"]),
+    ({"w", "h"}, ["0 * u.sum()"]),
+    ({"u", "h"}, ["w is a leaf"]),
+    ({"w", "u"}, ["h is not a leaf", "before loss.backward()"]),
+    (set(), ["w is a leaf"]),
+    ({"w", "u", "h", "z"}, ["unknown name(s) z"]),
 ])
-def test_exercise_3_wrong(answer):
-    assert is_not_yet(lesson01.exercise_3(answer))
+def test_exercise_3_wrong_answers_get_their_own_hint(answer, words):
+    verdict = lesson01.exercise_3(answer)
+    assert is_not_yet(verdict, *words), verdict
 
 
-def test_exercise_3_hints_are_specific():
-    assert "c.sum()" in lesson01.exercise_3(torch.ones(1, 4)).message
-    assert "c's shape" in lesson01.exercise_3(torch.tensor(0.25)).message
+def test_exercise_3_hint_is_about_the_first_mistake_only():
+    message = lesson01.exercise_3({"x", "loss"}).message  # two wrong, three missing
+    assert "x was computed" in message
+    assert "loss" not in message and "u.sum" not in message
 
 
-def test_checkers_leave_the_global_rng_alone():
-    with global_rng_left_alone():
+def test_exercise_3_tensors_are_not_names():
+    w = torch.ones(3, requires_grad=True)
+    assert is_not_yet(lesson01.exercise_3({w}), "names", "as strings")
+    assert is_not_yet(lesson01.exercise_3("w, u, h"), "set of names")
+
+
+def test_checkers_leave_the_rng_and_autograd_alone():
+    with global_rng_left_alone(), autograd_left_alone():
         lesson01.exercise_1("result")
-        lesson01.exercise_2([[0.75, 3, 6.75, 12]])
-        lesson01.exercise_3(torch.full((1, 4), 0.25))
+        lesson01.exercise_2(RIGHT_PAIRS)
+        lesson01.exercise_3({"w", "u", "h"})

@@ -1,51 +1,34 @@
 """Check cells for lesson 01, "backward() and the graph it walks".
 
 Every checker works out the right answer by running PyTorch, not from a stored key:
-exercise 1 builds `x.exp()` and reads what its backward node saved, exercise 2 runs
-`backward()` on the reader's expression, exercise 3 runs `c.backward(gradient=...)`
-with the reader's tensor next to `d.backward()`. None of them touches the global RNG.
+exercise 1 builds `x.exp()` and reads what its backward node saved; exercise 2 runs the
+exercise's code and reads `y.grad_fn.next_functions`; exercise 3 runs the exercise's code
+and reads each tensor's `.grad`. The code of exercises 2 and 3 lives here as text, and the
+notebook shows that very text (tests/test_exercises_lesson01.py checks it). No checker
+touches the global RNG: every leaf is built from fixed values.
 """
+import numbers
+import warnings
+
 import torch
 
-from .answers import kind
+from .answers import kind, labels
+from .seeding import fresh_leaf
 from .verdict import Verdict, correct, not_yet, unanswered
 
-# The leaf every checker starts from: fixed values, no zeros (a zero entry would have
-# a zero gradient whatever the reader answers), so no random numbers are drawn.
-X_VALUES = [[1.0, 2.0, 3.0, 4.0]]
 
-# Exercise 2's expression: the notebook shows it in these very words, and the checker
-# differentiates exactly this text.
-EXERCISE_2_EXPRESSION = "(x ** 3).mean()"
-
-
-def _fresh_leaf():
-    return torch.tensor(X_VALUES, requires_grad=True)
-
-
-def _as_float_tensor(answer):
-    """The reader's answer as a float32 tensor, or None if it is not a tensor of numbers."""
-    if isinstance(answer, (str, bytes)):
-        return None
-    try:
-        tensor = torch.as_tensor(answer.detach() if isinstance(answer, torch.Tensor) else answer)
-    except (TypeError, ValueError, RuntimeError):
-        return None
-    if tensor.is_complex() or tensor.dtype == torch.bool:
-        return None
-    return tensor.to(device="cpu", dtype=torch.float32)
-
-
-def _same_values_other_shape(tensor, expected) -> bool:
-    return (tensor.shape != expected.shape and tensor.numel() == expected.numel()
-            and torch.allclose(tensor.reshape(expected.shape), expected))
+def _run(code) -> dict:
+    """Run one of the exercises' fixed texts (never the reader's) and return its names."""
+    namespace = {"torch": torch}
+    exec(code, namespace)
+    return namespace
 
 
 # Exercise 1: which tensor does the backward node of `a.exp()` save?
 
 def _saved_by_exp() -> list:
     """The names of the tensors that ExpBackward0 saves, read from a real node."""
-    node = _fresh_leaf().exp().grad_fn
+    node = fresh_leaf([[1.0, 2.0, 3.0, 4.0]]).exp().grad_fn
     return sorted(attr[len("_raw_saved_"):] for attr in dir(node)
                   if attr.startswith("_raw_saved_"))
 
@@ -58,8 +41,7 @@ def exercise_1(answer) -> Verdict:
         return not_yet("give the name of the saved tensor as a string, 'self' or 'result', "
                        "not a tensor")
     if not isinstance(answer, str):
-        return not_yet(f"expected a string, 'self' or 'result'; got "
-                       f"{kind(answer)}")
+        return not_yet(f"expected a string, 'self' or 'result'; got {kind(answer)}")
     name = answer.strip().strip("'\"").lower()
     for prefix in ("_saved_", "_raw_saved_"):
         if name.startswith(prefix):
@@ -81,78 +63,157 @@ def exercise_1(answer) -> Verdict:
                    "input a) or 'result' (the output y)")
 
 
-# Exercise 2: the gradient of (x ** 3).mean(), worked out by hand.
+# Exercise 2: y.grad_fn.next_functions for a product of two chunks, as names.
 
-def _exercise_2_expected() -> torch.Tensor:
-    x = _fresh_leaf()
-    f = eval(EXERCISE_2_EXPRESSION, {"__builtins__": {}}, {"x": x})  # a fixed string
-    f.backward()
-    return x.grad
+EXERCISE_2_CODE = """\
+x = torch.arange(6.0, requires_grad=True)
+first, middle, last = x.chunk(3)
+y = last * first"""
+
+PAIRS_EXAMPLE = "[('SomeBackward0', 0), (None, 0)]"
+
+
+def _named_pairs(node) -> list:
+    """node.next_functions with each node given by name, as the lesson's `names` shows."""
+    return [(fn.name() if fn is not None else None, index) for fn, index in node.next_functions]
+
+
+def _exercise_2_expected() -> list:
+    return _named_pairs(_run(EXERCISE_2_CODE)["y"].grad_fn)
+
+
+def _read_pairs(answer):
+    """(pairs, None) with each pair as (lower-case name or None, int); or (None, hint)."""
+    shape_hint = (f"expected a list of (node name, number) pairs such as {PAIRS_EXAMPLE}; "
+                  f"got {kind(answer)}")
+    if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple)):
+        return None, shape_hint
+    pairs = []
+    for pair in answer:
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, (list, tuple)) \
+                or len(pair) != 2:
+            return None, (f"each pair has two parts, (node name, number), as in "
+                          f"{PAIRS_EXAMPLE}; one of yours is {kind(pair)}")
+        name, index = pair
+        if isinstance(name, torch.autograd.graph.Node):
+            return None, ("give each node by its name, a string such as 'MulBackward0' "
+                          "(as `names` prints it), not the node object")
+        if name is not None and not isinstance(name, str):
+            return None, f"a node's name is a string (or None); one of yours is {kind(name)}"
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            return None, (f"the second part of a pair is a whole number such as 0; one of "
+                          f"yours is {kind(index)}")
+        pairs.append((name.strip().lower() if name is not None else None, int(index)))
+    return pairs, None
 
 
 def exercise_2(answer) -> Verdict:
-    """x = [[1., 2., 3., 4.]]: what is x.grad after (x ** 3).mean().backward()?"""
+    """After EXERCISE_2_CODE, what does names(y.grad_fn) list?"""
     if answer is None:
-        return unanswered("set `answer` to a tensor of x's shape (1, 4), e.g. "
-                          "torch.tensor([[0., 0., 0., 0.]]), then run this cell again")
-    tensor = _as_float_tensor(answer)
-    if tensor is None:
-        return not_yet(f"expected a tensor of real numbers such as torch.tensor([[0.5, 1., "
-                       f"1.5, 2.]]) (a nested list works too); got {kind(answer)}")
-    expected = _exercise_2_expected()
-    if _same_values_other_shape(tensor, expected):
-        return not_yet(f"the right numbers, but x.grad has x's shape {tuple(expected.shape)}:"
-                       " wrap them in a second pair of brackets, [[...]]")
-    if tensor.shape != expected.shape:
-        return not_yet(f"x.grad has x's shape {tuple(expected.shape)}, one number per "
-                       f"element of x; your answer has shape {tuple(tensor.shape)}")
-    if torch.allclose(tensor, expected):
-        return correct("f = (x₁³ + x₂³ + x₃³ + x₄³) / 4, so ∂f/∂xᵢ = 3xᵢ² / 4: "
-                       f"{[round(v, 2) for v in expected.flatten().tolist()]}.")
-    x = torch.tensor(X_VALUES)
-    if torch.allclose(tensor, 3 * x ** 2):
-        return not_yet("that is the gradient of (x ** 3).sum(); mean() also divides by "
-                       "the number of elements, 4")
-    if torch.allclose(tensor, x ** 3 / 4) or torch.allclose(tensor, x ** 3):
-        return not_yet("those are the terms of f, not their derivatives: the derivative "
-                       "of x³ is 3x²")
-    return not_yet("write f out, f = (x₁³ + x₂³ + x₃³ + x₄³) / 4, and differentiate it "
-                   "with respect to each xᵢ in turn")
+        return unanswered(f"set `answer` to the list of pairs that names(y.grad_fn) shows, "
+                          f"e.g. {PAIRS_EXAMPLE}, then run this cell again")
+    given, hint = _read_pairs(answer)
+    if hint:
+        return not_yet(hint)
+    expected = _exercise_2_expected()  # [('SplitBackward0', 2), ('SplitBackward0', 0)]
+    wanted = [(name.lower(), index) for name, index in expected]
+    if len(given) != len(wanted):
+        return not_yet(f"`last * first` has {len(wanted)} inputs, so next_functions holds "
+                       f"one pair per input, {len(wanted)} pairs; yours has {len(given)}")
+    if given == wanted:
+        (node, i_last), (_, i_first) = expected
+        return correct(f"MulBackward0's inputs in order: last, output {i_last} of the one "
+                       f"{node} that chunk made, then first, its output {i_first}.")
+    names_given = [name for name, _ in given]
+    if names_given != [name for name, _ in wanted]:
+        if None in names_given:
+            return not_yet("None marks an input that needs no gradient; first and last "
+                           "were both computed from x, which requires grad")
+        if "accumulategrad" in names_given or "torch::autograd::accumulategrad" in names_given:
+            return not_yet("first and last are not leaves, chunk computed them from x: "
+                           "their pairs name the node chunk made, not x's AccumulateGrad")
+        if "mulbackward0" in names_given:
+            return not_yet("y.grad_fn is MulBackward0 itself; its pairs name the nodes "
+                           "that made its inputs, last and first")
+        return not_yet("which node made last and first? chunk's node is the one section 3 "
+                       "found behind halves[1]; give its name as `names` prints it")
+    indices_given = [index for _, index in given]
+    indices_wanted = [index for _, index in wanted]
+    if indices_given == indices_wanted[::-1]:
+        return not_yet("the pairs follow the order of the operation's inputs: in "
+                       "`last * first`, which input comes first?")
+    if all(index == 0 for index in indices_given):
+        return not_yet("the number is not an input number: it says which output of that "
+                       "node each input is. Which of chunk's outputs is last?")
+    if indices_given == [index + 1 for index in indices_wanted]:
+        return not_yet("a node's outputs are numbered from 0, like a list's items")
+    return not_yet("the number says which output of the split node feeds each input, "
+                   "counted from 0 in the order chunk returns them")
 
 
-# Exercise 3: the `gradient=` that makes c.backward(...) leave what d.backward() leaves.
+# Exercise 3: after EXERCISE_3_CODE, which tensors have a .grad?
 
-def _grad_of_a(backward) -> torch.Tensor:
-    """a.grad after building the lesson's c = a**2 * 2 and calling `backward(c)`."""
-    a = _fresh_leaf()
-    backward(a ** 2 * 2)
-    return a.grad
+EXERCISE_3_CODE = """\
+w = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+u = torch.tensor([2.0, 2.0, 2.0], requires_grad=True)
+x = torch.arange(3.0) * 2
+h = w * x
+h.retain_grad()
+g = h.exp()
+loss = g.sum() + 0 * u.sum()
+loss.backward()
+g.retain_grad()"""
+
+TENSOR_NAMES = ("w", "u", "x", "h", "g", "loss")
+
+# Why a name does not belong in the answer, or why it does: said as a question about the
+# code, so that a hint never settles any other name.
+WHY_NO_GRAD = {
+    "x": "x was computed (arange, then * 2), yet it is a leaf: does it require grad?",
+    "g": "g.retain_grad() came after loss.backward(): can it keep a gradient that was "
+         "already passed on and dropped?",
+    "loss": "loss is not a leaf: what would it take for a non-leaf to keep its .grad?",
+}
+WHY_GRAD = {
+    "w": "w is a leaf that requires grad: was loss computed from it?",
+    "u": "0 * u.sum() is still an operation autograd records: does backward reach u, and "
+         "is a gradient of zeros still a .grad?",
+    "h": "h is not a leaf, but look at what the code asks of h before loss.backward()",
+}
+
+
+def _with_grad() -> set:
+    """The names in EXERCISE_3_CODE whose .grad is not None once it has run."""
+    tensors = _run(EXERCISE_3_CODE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # reading a non-leaf's .grad warns that it is None
+        return {name for name in TENSOR_NAMES if tensors[name].grad is not None}
 
 
 def exercise_3(answer) -> Verdict:
-    """Which `gradient=` makes c.backward(gradient=...) fill a.grad as d.backward() does?"""
+    """After EXERCISE_3_CODE, which of w, u, x, h, g, loss have a .grad that is not None?"""
     if answer is None:
-        return unanswered("set `answer` to the tensor to pass as c.backward(gradient=...), "
-                          "then run this cell again")
-    tensor = _as_float_tensor(answer)
-    if tensor is None:
-        return not_yet(f"expected a tensor of real numbers, like torch.ones_like(c); got "
-                       f"{kind(answer)}")
-    c_shape = tuple(_fresh_leaf().shape)
-    if tuple(tensor.shape) != c_shape:
-        return not_yet(f"gradient= must have c's shape {c_shape}, one weight per element "
-                       f"of c; yours has shape {tuple(tensor.shape)}")
-    expected = _grad_of_a(lambda c: c.mean().backward())  # what d.backward() leaves
-    try:
-        got = _grad_of_a(lambda c: c.backward(gradient=tensor))
-    except RuntimeError as error:  # kept as a hint: the shape is checked above
-        return not_yet(f"c.backward(gradient=answer) raised RuntimeError: {error}")
-    if torch.allclose(got, expected):
-        return correct("torch.full_like(c, 1/4) is ∂d/∂c: d = (c₁ + c₂ + c₃ + c₄) / 4 "
-                       "weighs each cⱼ by 1/4, and backward multiplies that vector by "
-                       "the Jacobian ∂c/∂a.")
-    if torch.allclose(tensor, torch.ones(c_shape)):
-        return not_yet("torch.ones_like(c) gives the gradient of c.sum(), which is e, 4 "
-                       "times too big: d = c.mean() divides by the number of elements")
-    return not_yet("d = (c₁ + c₂ + c₃ + c₄) / 4: what is ∂d/∂cⱼ for each element? That "
-                   "vector is the gradient= to pass")
+        return unanswered("set `answer` to the set of names whose .grad is not None, "
+                          "e.g. {'w', 'x'}, then run this cell again")
+    if isinstance(answer, (set, frozenset, list, tuple)) \
+            and any(isinstance(item, torch.Tensor) for item in answer):
+        return not_yet("give the tensors' names as strings, {'w', 'x'}, not the tensors")
+    chosen = labels(answer)
+    if chosen is None:
+        return not_yet(f"expected a set of names such as {{'w', 'x'}}; got {kind(answer)}")
+    chosen = {name.lower() for name in chosen}
+    unknown = sorted(chosen - set(TENSOR_NAMES))
+    if unknown:
+        return not_yet(f"unknown name(s) {', '.join(unknown)}: the tensors are "
+                       f"{', '.join(TENSOR_NAMES)}")
+    truth = _with_grad()  # {'w', 'u', 'h'}: read from the tensors after running the code
+    for name in TENSOR_NAMES:  # one hint at a time, in the code's order
+        if name in chosen and name not in truth:
+            return not_yet(WHY_NO_GRAD.get(name, f"look again at {name}"))
+    for name in TENSOR_NAMES:
+        if name in truth and name not in chosen:
+            return not_yet(WHY_GRAD.get(name, f"look again at {name}"))
+    return correct("w and u are leaves that require grad and loss was computed from both "
+                   "(u's .grad holds zeros); h kept its gradient because retain_grad() "
+                   "came before backward; x requires no grad, and loss and g are "
+                   "non-leaves that kept nothing (g asked too late).")
