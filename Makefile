@@ -9,7 +9,7 @@ READY  := $(VENV)/.installed
 LESSON := notebooks/01_backward_and_the_graph.ipynb
 SITE   := build/site
 
-.PHONY: setup graphviz chromium npm lab test site notebooks figures budget stats clean FORCE
+.PHONY: setup graphviz chromium npm lab test site notebooks figures budget stats bench clean FORCE
 
 setup: $(READY) graphviz
 
@@ -77,6 +77,10 @@ figures: setup
 # Each lesson's words, cells, exercises and stated time against the period budget.
 stats:
 	$(PYTHON) tools/lesson_stats.py
+
+# What autograd_lens.explain costs on a small training loop (a benchmark, not a test).
+bench: setup
+	$(BIN)/python tools/bench_explain.py
 
 # The lessons' nbval run against its floor (kernel start + imports); see the script.
 budget: setup
