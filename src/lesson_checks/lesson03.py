@@ -1,55 +1,74 @@
 """Check cells for lesson 03, gradient accumulation.
 
 exercise_1: predict `w.grad` after three backward() calls without zeroing.
-exercise_2: the weights that make unequal micro-batches add up to the full batch.
-exercise_3: a micro-batch accumulation function, run against the full batch's gradients.
+exercise_2: which normalisation layers keep "micro-batches add up to the full batch".
+exercise_3: an accumulation function for micro-batches of unequal sizes.
 
-Each checker works out the right answer by running PyTorch, never from a stored
-number, and never changes the reader's random state (it seeds inside fork_rng).
+Each checker works out the right answer by running PyTorch, never from a stored key,
+and leaves the reader's random state alone (models and data come from seeded set-ups).
 """
-import math
-
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .answers import raised
-from .seeding import seeded
+from .answers import as_float_tensor, close, hint_for_unknown_labels, kind, labels, raised
+from .seeding import fresh, seeded
+from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
 
 
-def _numbers(answer, count):
-    """`answer` as a list of `count` finite floats, or None if it is not that."""
-    if isinstance(answer, (str, bytes, dict, set)):
-        return None
-    if isinstance(answer, torch.Tensor):
-        answer = answer.detach().flatten().tolist()
-    try:
-        values = [float(v) for v in answer]
-    except (TypeError, ValueError, RuntimeError):
-        return None
-    if len(values) != count or not all(math.isfinite(v) for v in values):
-        return None
-    return values
+def _regression_data(n_samples, seed):
+    """Like the lesson's: 3 features, a linear target plus noise; own generator, so the
+    global RNG is not touched."""
+    generator = torch.Generator().manual_seed(seed)
+    X = torch.randn(n_samples, 3, generator=generator)
+    noise = 0.1 * torch.randn(n_samples, 1, generator=generator)
+    return X, X @ torch.tensor([[2.0, -1.0, 0.5]]).T + 0.3 + noise
 
 
-def _close(values, expected):
-    return torch.allclose(torch.tensor(values, dtype=torch.float64),
-                          torch.as_tensor(expected, dtype=torch.float64),
-                          rtol=1e-4, atol=1e-5)
+def _grads(loss, model):
+    with torch.enable_grad():
+        return list(torch.autograd.grad(loss(), list(model.parameters())))
+
+
+def _all_close(grads, others):
+    return all(close(g, o) for g, o in zip(grads, others))
 
 
 # Exercise 1 ---------------------------------------------------------------
 
-W_START = [1.0, -2.0]
-CALLS = ["(w ** 2).sum()", "(3 * w).sum()", "(w ** 2).mean()"]
+CALLS = ("(w ** 2).sum()", "(3 * w).sum()", "(w ** 2).mean()")
 
 
-def _exercise_1_grads():
-    """Each call's own gradient, computed for real."""
-    w = torch.tensor(W_START, requires_grad=True)
-    losses = [(w ** 2).sum(), (3 * w).sum(), (w ** 2).mean()]
-    return [torch.autograd.grad(loss, w)[0] for loss in losses]
+def _losses(w):
+    return [(w ** 2).sum(), (3 * w).sum(), (w ** 2).mean()]
+
+
+def _each_call_and_after_all():
+    """Each call's own gradient, and w.grad after running the three backward() calls."""
+    w = torch.tensor([1.0, -2.0], requires_grad=True)
+    with torch.enable_grad():
+        own = [torch.autograd.grad(loss, w)[0] for loss in _losses(w)]
+        for loss in _losses(w):
+            loss.backward()
+    return own, w.grad
+
+
+def _two_numbers(answer):
+    """The reader's w.grad as a tensor of two finite numbers, or None."""
+    values = as_float_tensor(answer)
+    if values is None or values.numel() != 2 or not torch.isfinite(values).all():
+        return None
+    return values.flatten()
+
+
+def _what_was_given(answer):
+    values = as_float_tensor(answer)
+    if values is None:
+        return kind(answer)
+    if values.numel() == 2:
+        return "a value that is not a finite number"
+    return f"{values.numel()} number(s)"
 
 
 def exercise_1(answer) -> Verdict:
@@ -57,135 +76,159 @@ def exercise_1(answer) -> Verdict:
     if answer is None:
         return unanswered("replace None with w.grad after the three calls, "
                           "as a list of two numbers, e.g. [0.0, 0.0]")
-    values = _numbers(answer, 2)
+    values = _two_numbers(answer)
     if values is None:
-        return not_yet("give w.grad as a list of two numbers, e.g. [0.0, 0.0] "
-                       "(w has two elements, so its gradient has two)")
-    first, second, third = _exercise_1_grads()
-    total = first + second + third
-    if _close(values, total):
-        return correct(f"w.grad = {first.tolist()} + {second.tolist()} + {third.tolist()} "
-                       f"= {total.tolist()}: each backward() adds its gradient to .grad.")
-    for k, alone in enumerate((first, second, third), start=1):
-        if _close(values, alone):
-            return not_yet(f"that is what call {k} alone gives ({CALLS[k - 1]}); but .grad "
-                           "is not overwritten: every call adds to what the earlier ones left")
-    if _close(values, total / 3):
-        return not_yet("that is the average of the three gradients; backward() adds, "
-                       "it does not average")
-    if _close(values, third + second):
-        return not_yet("calls 2 and 3 are in there, but call 1 also left its gradient in .grad")
-    return not_yet("work out each call's gradient on its own and add the three up: for call 1, "
-                   "d/dw sum(w**2) = 2w = [2.0, -4.0]; mind that call 3 takes a mean")
+        return not_yet(f"give w.grad as a list of two numbers, e.g. [0.0, 0.0] (w has two "
+                       f"elements, so its gradient has two); got {_what_was_given(answer)}")
+    own, after_all = _each_call_and_after_all()
+    if close(values, after_all):
+        parts = " + ".join(str(g.tolist()) for g in own)
+        return correct(f"w.grad = {parts} = {after_all.tolist()}: each backward() adds its "
+                       "own gradient to what .grad already holds")
+    for k, alone in enumerate(own, start=1):
+        if close(values, alone):
+            return not_yet(f"that is call {k}'s gradient alone ({CALLS[k - 1]}); .grad is not "
+                           "overwritten by a later call")
+    if close(values, sum(own) / 3):
+        return not_yet("that is the average of the three gradients; does backward() "
+                       "average with what .grad holds?")
+    for k in range(3):
+        if close(values, sum(own) - own[k]):
+            return not_yet(f"call {k + 1}'s gradient is missing from your answer: "
+                           "it is in .grad too")
+    if close(values, sum(own) + own[2]):
+        return not_yet("call 3 takes a mean over w's 2 elements, not a sum")
+    return not_yet("work out each call's gradient at w = [1, -2] on its own, then combine "
+                   "them as backward() does; mind that call 3 takes a mean")
 
 
 # Exercise 2 ---------------------------------------------------------------
 
-MICRO_SIZES = (8, 8, 16, 32)
-TOTAL = sum(MICRO_SIZES)
+N_SAMPLES_2, N_MICRO_2 = 64, 4
+
+# label: (the layer between the two Linear layers, the mode the model is put in)
+LAYERS = {
+    "A": (lambda: nn.BatchNorm1d(4), "eval"),
+    "B": (lambda: nn.LayerNorm(4), "train"),
+    "C": (lambda: nn.BatchNorm1d(4, affine=False), "train"),
+    "D": (lambda: nn.BatchNorm1d(4, track_running_stats=False), "eval"),
+}
+
+# What to look at again, for a label the reader put on the wrong side.
+HINT_IF_LEFT_OUT = {
+    "A": "look again at A: in eval mode, which mean and variance does BatchNorm normalise "
+         "with, and do they depend on the other samples of the micro-batch?",
+    "B": "look again at B: LayerNorm normalises each sample over its own features; does a "
+         "sample's output depend on which micro-batch it is in?",
+}
+HINT_IF_PUT_IN = {
+    "C": "look again at C: affine or not, what does BatchNorm normalise with in train mode?",
+    "D": "look again at D: a BatchNorm that keeps no running statistics has only one mean "
+         "and variance to normalise with, even in eval mode: which one?",
+}
 
 
-def _regression_data(n_samples, seed):
-    """A small seeded regression problem, drawn without touching the global RNG."""
-    generator = torch.Generator().manual_seed(seed)
-    X = torch.randn(n_samples, 3, generator=generator)
-    noise = 0.1 * torch.randn(n_samples, 1, generator=generator)
-    return X, X @ torch.tensor([[2.0, -1.0, 0.5]]).T + 0.3 + noise
+def _model_with(label):
+    make_layer, mode = LAYERS[label]
+    model = fresh(lambda: nn.Sequential(nn.Linear(3, 4), make_layer(), nn.Linear(4, 1)), seed=0)
+    return model.train(mode == "train")
 
 
-def _fresh_model():
-    """The same nn.Linear(3, 1) every time; the reader's RNG state is left as it was."""
-    with seeded(0):
-        return nn.Linear(3, 1)
-
-
-def _full_batch_grads(X, y):
-    model = _fresh_model()
-    with torch.enable_grad():
-        return torch.autograd.grad(F.mse_loss(model(X), y), list(model.parameters()))
-
-
-def _weights(answer):
-    """The reader's four weights, from a list or from a function weight(size, total)."""
-    if callable(answer):
-        weights = []
-        for size in MICRO_SIZES:
-            try:
-                value = answer(size, TOTAL)
-            except Exception as error:  # the reader's code: report, do not crash
-                return None, not_yet(f"{raised(error)} (it is called as "
-                                     f"answer(size, total), e.g. answer(8, {TOTAL}))")
-            weights.append(value)
-        values = _numbers(weights, len(MICRO_SIZES))
-        if values is None:
-            return None, not_yet(f"your function should return one number per call; for sizes "
-                                 f"{list(MICRO_SIZES)} it returned {weights!r}")
-        return values, None
-    values = _numbers(answer, len(MICRO_SIZES))
-    if values is None:
-        return None, not_yet(f"give four numbers, one weight per micro-batch in the order "
-                             f"{list(MICRO_SIZES)}, e.g. [1.0, 1.0, 1.0, 1.0]; "
-                             "or a function weight(size, total)")
-    return values, None
+def keeps_the_equality(label) -> bool:
+    """Run it: do 4 micro-batches weighted 1/4 give the full batch's gradient?"""
+    X, y = _regression_data(N_SAMPLES_2, seed=3)
+    model = _model_with(label)
+    full = _grads(lambda: F.mse_loss(model(X), y), model)
+    model = _model_with(label)  # the same weights, and BatchNorm's running stats not yet used
+    micro = [torch.zeros_like(p) for p in model.parameters()]
+    for X_micro, y_micro in zip(X.chunk(N_MICRO_2), y.chunk(N_MICRO_2)):
+        own = _grads(lambda: F.mse_loss(model(X_micro), y_micro) / N_MICRO_2, model)
+        micro = [m + g for m, g in zip(micro, own)]
+    return _all_close(micro, full)
 
 
 def exercise_2(answer) -> Verdict:
-    """answer: four weights for micro-batches of 8, 8, 16 and 32 samples, or weight(size, total)."""
+    """answer: the set of labels whose layer keeps the equality, e.g. {"A", "D"}."""
     if answer is None:
-        return unanswered(f"replace None with four weights for micro-batches of sizes "
-                          f"{list(MICRO_SIZES)}, or a function weight(size, total)")
-    weights, problem = _weights(answer)
-    if problem is not None:
-        return problem
-    X, y = _regression_data(TOTAL, seed=3)
-    expected = _full_batch_grads(X, y)
-    model = _fresh_model()
-    with torch.enable_grad():
-        for weight, X_micro, y_micro in zip(weights, X.split(MICRO_SIZES), y.split(MICRO_SIZES)):
-            (F.mse_loss(model(X_micro), y_micro) * weight).backward()
-    if all(torch.allclose(p.grad, g, atol=1e-6) for p, g in zip(model.parameters(), expected)):
-        shown = ", ".join(f"{w:g}" for w in weights)
-        return correct(f"weights [{shown}] = size / {TOTAL}: every sample counts 1/{TOTAL}, "
-                       "as in the full batch's mean, so the accumulated grads equal the full batch's")
-    if _close(weights, [1.0] * 4):
-        return not_yet("unscaled, each micro-batch's mean counts as much as the whole batch's: "
-                       "the sum of four means is not the mean of all samples")
-    if _close(weights, [1 / len(MICRO_SIZES)] * 4):
-        return not_yet("1/4 each works when the micro-batches are the same size; here a sample in "
-                       "a batch of 8 would count four times as much as one in the batch of 32")
-    ratios = [w / s for w, s in zip(weights, MICRO_SIZES)]
-    if all(math.isclose(r, ratios[0], rel_tol=1e-4) for r in ratios) and ratios[0] > 0:
-        return not_yet(f"proportional to the size is right, but the total is off: your weights "
-                       f"add up to {sum(weights):g}; the full batch is one mean, so they should "
-                       "add up to 1")
-    return not_yet(f"each micro-batch loss is a mean over its own samples; the full-batch loss is "
-                   f"the mean over all {TOTAL}. What share of the {TOTAL} samples does each "
-                   "micro-batch hold?")
+        return unanswered('replace None with the set of labels whose layer keeps the '
+                          'equality, e.g. {"A", "D"}, or set() for none')
+    given = labels(answer)
+    if given is None:
+        return not_yet(f'give a set of labels such as {{"A", "D"}}, or set() for none; '
+                       f"got {kind(answer)}")
+    unknown = hint_for_unknown_labels(given, LAYERS)
+    if unknown:
+        return not_yet(unknown)
+    keeps = {label for label in LAYERS if keeps_the_equality(label)}
+    if given == keeps:
+        breaks = sorted(set(LAYERS) - keeps)
+        return correct(f"{' and '.join(sorted(keeps))} treat each sample on its own; "
+                       f"{' and '.join(breaks)} normalise each micro-batch with its own mean "
+                       "and variance")
+    for label in LAYERS:  # one label at a time: the hint gives no other label away
+        if label in keeps and label not in given:
+            return not_yet(HINT_IF_LEFT_OUT.get(label, f"look again at {label}"))
+        if label in given and label not in keeps:
+            return not_yet(HINT_IF_PUT_IN.get(label, f"look again at {label}"))
+    raise AssertionError("unreachable: the sets differ")
 
 
 # Exercise 3 ---------------------------------------------------------------
 
-N_SAMPLES = 48  # divisible by every n_micro tried below
-N_MICRO_TRIED = (2, 4)
+N_SAMPLES_3 = 50  # 4 and 3 do not divide it: the micro-batches differ in size
+N_MICRO_TRIED = (4, 3)
+
+
+def _fresh_linear():
+    return fresh(lambda: nn.Linear(3, 1), seed=0)
+
+
+def _full_batch_grads(X, y):
+    model = _fresh_linear()
+    return _grads(lambda: F.mse_loss(model(X), y), model)
 
 
 def _run_reader_function(function, X, y, n_micro):
     """Run the reader's function on a model holding stale grads; record what it did."""
-    model = _fresh_model()
-    with torch.enable_grad():  # stale gradients from an earlier "step"
-        F.mse_loss(model(X[:5] * 3), y[:5]).backward()
+    model = _fresh_linear()
+    with torch.enable_grad():  # gradients left over from an earlier step
+        F.mse_loss(model(3 * X[:5]), y[:5]).backward()
     stale = [p.grad.clone() for p in model.parameters()]
-    forward_sizes, backward_count = [], [0]
-    model.register_forward_pre_hook(
-        lambda module, args: forward_sizes.append(len(args[0]) if args else None))
-
-    def count(grad):
-        backward_count[0] += 1
-
-    model.weight.register_hook(count)
-    with torch.enable_grad():
+    inputs, weight_grads = [], []
+    model.register_forward_pre_hook(lambda module, args: inputs.append(args[0] if args else None))
+    model.weight.register_hook(lambda grad: weight_grads.append(grad))
+    with seeded(0), torch.enable_grad(), watch_backward_calls() as calls:
         function(model, X, y, n_micro)
-    return model, stale, forward_sizes, backward_count[0]
+    sizes = [len(x) if isinstance(x, torch.Tensor) and x.dim() > 0 else 0 for x in inputs]
+    return model, stale, sizes, len(calls), len(weight_grads)
+
+
+def _wrong_ways(X, y, sizes, expected):
+    """(gradients, hint) for the usual mistakes, worked out by running them on the
+    micro-batches the reader's function used (taken as consecutive pieces of X)."""
+    model = _fresh_linear()
+    own = [_grads(lambda: F.mse_loss(model(X_k), y_k), model)
+           for X_k, y_k in zip(X.split(sizes), y.split(sizes))]
+
+    def weighted(weights, pieces=own):
+        return [sum(w * g[i] for w, g in zip(weights, pieces)) for i in range(len(expected))]
+
+    n, total = len(sizes), sum(sizes)
+    last_only = ("only the last micro-batch's gradient is left in .grad: "
+                 "what clears it in the loop?")
+    return [
+        (weighted([1 / n] * n), f"each micro-batch counts 1/{n}, but they hold {sizes} samples: "
+                                "a sample in a smaller one counts more than in the full batch's "
+                                "mean"),
+        (weighted([1] * n), f"unscaled, the {n} micro-batch means add up to about {n} times the "
+                            "full batch's mean: scale each micro-batch loss by its share"),
+        ([total * g for g in expected], f"your gradients are {total} times the full batch's: "
+                                        "a sum of squared errors where the full batch takes "
+                                        "their mean"),
+        (weighted([sizes[-1] / total], own[-1:]), last_only),
+        (weighted([1 / n], own[-1:]), last_only),
+        (weighted([1], own[-1:]), last_only),
+    ]
 
 
 def exercise_3(answer) -> Verdict:
@@ -194,45 +237,39 @@ def exercise_3(answer) -> Verdict:
         return unanswered("replace None with your function accumulate(model, X, y, n_micro)")
     if not callable(answer):
         return not_yet("answer should be a function accumulate(model, X, y, n_micro) "
-                       "(def accumulate(...): ..., then answer = accumulate); "
-                       f"got an object of type {type(answer).__name__}")
-    X, y = _regression_data(N_SAMPLES, seed=5)
-    expected = _full_batch_grads(X, y)
+                       f"(def accumulate(...): ..., then answer = accumulate); got {kind(answer)}")
+    X, y = _regression_data(N_SAMPLES_3, seed=5)
     for n_micro in N_MICRO_TRIED:
-        micro_size = N_SAMPLES // n_micro
         try:
-            model, stale, sizes, backwards = _run_reader_function(answer, X, y, n_micro)
+            model, stale, sizes, backwards, weight_grads = _run_reader_function(
+                answer, X, y, n_micro)
         except Exception as error:  # the reader's code: report, do not crash
             return not_yet(f"{raised(error)} (called with n_micro={n_micro} on "
-                           f"{N_SAMPLES} samples)")
+                           f"{N_SAMPLES_3} samples)")
+        if len(sizes) != n_micro or min(sizes, default=0) < 1 or sum(sizes) != N_SAMPLES_3:
+            return not_yet(f"with n_micro={n_micro}, expected {n_micro} forward passes on "
+                           f"micro-batches that together hold the {N_SAMPLES_3} samples; "
+                           f"the model saw {len(sizes)}, of sizes {sizes}")
+        if backwards != n_micro or weight_grads != n_micro:
+            return not_yet(f"with n_micro={n_micro}, expected one backward() per micro-batch, "
+                           f"{n_micro} in all, each reaching the weight; counted {backwards} "
+                           f"backward call(s), {weight_grads} reaching the weight")
         grads = [p.grad for p in model.parameters()]
         if any(g is None for g in grads):
-            return not_yet(f"with n_micro={n_micro}, a parameter's .grad is None afterwards: "
-                           "did you call backward() on each micro-batch loss?")
-        if sizes != [micro_size] * n_micro:
-            seen = ", ".join(map(str, sizes[:6])) + (", ..." if len(sizes) > 6 else "")
-            return not_yet(f"with n_micro={n_micro} and {N_SAMPLES} samples, expected "
-                           f"{n_micro} forward passes of {micro_size} samples each; the model "
-                           f"saw {len(sizes)} batches, of sizes [{seen}]")
-        if backwards != n_micro:
-            return not_yet(f"with n_micro={n_micro}, expected {n_micro} backward calls (one per "
-                           f"micro-batch); the weight's gradient was computed {backwards} times")
-
-        def same(scale, plus_stale):
-            return all(torch.allclose(g, scale * e + (s if plus_stale else 0), atol=1e-6)
-                       for g, e, s in zip(grads, expected, stale))
-
-        if same(1, False):
+            return not_yet(f"with n_micro={n_micro}, a parameter's .grad is None afterwards")
+        expected = _full_batch_grads(X, y)
+        if _all_close(grads, expected):
             continue
-        if same(1, True) or same(n_micro, True):
-            return not_yet("the gradients left in .grad before your function ran are still "
-                           "there: clear them first (model.zero_grad())"
-                           + (", and scale each micro-batch loss" if same(n_micro, True) else ""))
-        if same(n_micro, False):
-            return not_yet(f"with n_micro={n_micro} the gradients are {n_micro} times the full "
-                           "batch's: scale each micro-batch loss by its share, 1 / n_micro")
-        return not_yet(f"with n_micro={n_micro} the gradients differ from the full batch's "
-                       "mean-squared-error gradients: use F.mse_loss (a mean) on each micro-batch, "
-                       "divided by n_micro")
-    return correct(f"for n_micro in {N_MICRO_TRIED}, your accumulated gradients equal the "
-                   "full batch's (torch.allclose on every parameter)")
+        mistakes = _wrong_ways(X, y, sizes, expected)
+        for candidate in [expected] + [wrong for wrong, _ in mistakes]:
+            if _all_close(grads, [c + s for c, s in zip(candidate, stale)]):
+                return not_yet("the gradients the model held before your function ran are "
+                               "still in .grad, added to yours")
+        for wrong, hint in mistakes:
+            if _all_close(grads, wrong):
+                return not_yet(f"with n_micro={n_micro}: {hint}")
+        return not_yet(f"with n_micro={n_micro} the gradients differ from the full batch's: "
+                       "each micro-batch loss is a mean over its own samples; what weight "
+                       f"makes every sample count as in the mean over all {N_SAMPLES_3}?")
+    return correct(f"for n_micro in {N_MICRO_TRIED} on {N_SAMPLES_3} samples, one backward() "
+                   "per micro-batch leaves the full batch's gradient in .grad")
