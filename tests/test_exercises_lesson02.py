@@ -54,7 +54,8 @@ def test_exercise_1_right(answer):
     ("B", ["B,", "DivBackward0", "`other`"]),
     ("F", ["F,", "MulBackward0", "`other`"]),
     # a.sin() saves the leaf a itself: alive, yet out of the node's reach
-    ("D", ["D,", "SinBackward0", "`a` itself", "still alive", "dropped its reference"]),
+    ("D", ["D,", "SinBackward0", "`a` itself", "still alive", "dropped its reference",
+           "second backward needs it"]),
 ])
 def test_exercise_1_a_failing_expression_gets_its_own_hint(extra, words):
     verdict = lesson02.exercise_1(SURVIVORS | {extra})
@@ -198,6 +199,21 @@ def hand_derived_loss(a):
     (2.5 * a ** 2).sum().backward()
 
 
+def only_the_mean(a):  # forgets c.sum()
+    c = (a ** 2) * 2
+    c.mean().backward()
+
+
+def five_times_the_mean(a):  # the right number, from a weight worked out by hand
+    c = (a ** 2) * 2
+    (5 * c.mean()).backward()
+
+
+def sum_weighted_by_hand(a):
+    c = (a ** 2) * 2
+    (1.25 * c.sum()).backward()
+
+
 def via_autograd_grad(a):
     c = (a ** 2) * 2
     a.grad = torch.autograd.grad(c.mean() + c.sum(), a)[0]
@@ -235,6 +251,9 @@ def raises(a):
     (seeds_4a_before, ["already held something"]),
     (hand_made_gradient, ["worked out by hand"]),
     (hand_derived_loss, ["worked out by hand"]),
+    (only_the_mean, ["from no c.sum()"]),
+    (five_times_the_mean, ["from no c.sum()", "worked out by hand"]),
+    (sum_weighted_by_hand, ["from no c.mean()", "worked out by hand"]),
     (via_autograd_grad, ["torch.autograd.grad"]),
     (writes_5a, ["no backward call", "by hand"]),
     (on_a_copy, ["did not reach `a`"]),

@@ -77,7 +77,7 @@ def _why_it_fails(label) -> str:
     if row.tensor is a:
         return (f"{which}: {row.node} saves `{row.attribute}`, which is `a` itself. After the "
                 "first backward `a` is still alive (you hold it), but the node has dropped "
-                "its reference to it, so the second backward cannot reach it.")
+                "its reference to it, and the second backward needs it.")
     return (f"{which}: {row.node} saves `{row.attribute}` as a tensor, and the first "
             "backward frees it.")
 
@@ -231,9 +231,13 @@ def _what_is_wrong_with_the_roots(roots, a):
         for reduction, inputs in below.items():
             if node.name().startswith(reduction + "Backward") and node.next_functions:
                 inputs.append(node.next_functions[0][0])
-    if not below["Mean"] or not below["Sum"]:
+    if not below["Mean"] and not below["Sum"]:
         return ("the backward must start from c.mean() and c.sum() themselves, not from a "
                 "loss or a gradient worked out by hand.")
+    if not below["Mean"] or not below["Sum"]:
+        has, lacks = ("sum", "mean") if below["Sum"] else ("mean", "sum")
+        return (f"the backward starts from a {has} but from no c.{lacks}(): the one call must "
+                "start from both, not from one with a weight worked out by hand.")
     shared = [n for n in below["Mean"] if n is not None and any(n is m for m in below["Sum"])]
     if not any(getattr(leaf, "variable", None) is a for leaf in _nodes_from(*shared)):
         return ("the mean and the sum are taken of two different c's: build c once, so that "
