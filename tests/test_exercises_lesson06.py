@@ -1,21 +1,29 @@
 """Lesson 06's checkers: unanswered for None, correct for a right answer, not yet for
 wrong ones (with a hint that fits the mistake), and never a crash on odd input."""
+import inspect
+import re
+import textwrap
+
+import nbformat
 import pytest
 import torch
 import torch.nn.functional as F
 
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
+from conftest import ROOT
 from lesson_checks import lesson06
+from lesson_checks.errors import FREED_BUFFER, NO_ERROR, VERSION_COUNTER
 
-CHECKS = [lesson06.exercise_1, lesson06.exercise_2, lesson06.exercise_3]
+CHECKS = [lesson06.exercise_1, lesson06.exercise_2]
 
 # Answers of the wrong kind that every checker must turn into a hint, not a traceback.
 ODD_INPUTS = ["abc", b"bytes", 42, 3.5, 42j, True, object(), [1, 2], {"a": 1}, {1, 2},
               torch.ones(2), lambda: None, lambda *args: 1 / 0, print]
 
 test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = \
-    every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[None, 3, {1: "F"}, lambda *args: None])
+    every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[
+        None, 3, {1: "none"}, torch.ones(2, 3), lambda *args: None, {1: torch.ones(2, 3)}])
 
 
 # Exercise 1: truncated BPTT with an LSTM, whose state is a pair (h, c).
@@ -114,6 +122,18 @@ def retain_without_steps(lstm, head, chunks, optimizer):
     optimizer.step()
 
 
+def detach_and_retain(lstm, head, chunks, optimizer):
+    # Right weights, flat memory per backward: but retain_graph=True, which the exercise forbids.
+    state = None
+    for inputs, targets in chunks:
+        if state is not None:
+            state = tuple(s.detach() for s in state)
+        outputs, state = lstm(inputs, state)
+        optimizer.zero_grad()
+        F.mse_loss(head(outputs), targets).backward(retain_graph=True)
+        optimizer.step()
+
+
 def never_zeroes(lstm, head, chunks, optimizer):
     state = None
     for inputs, targets in chunks:
@@ -152,180 +172,100 @@ def raises_value_error(lstm, head, chunks, optimizer):
     raise ValueError("not today")
 
 
-WRONG_1 = [the_broken_function, detach_h_only, detach_the_tuple, detach_none, retain,
-           retain_without_steps, never_zeroes, never_steps, one_backward_at_the_end,
-           no_backward, raises_value_error]
-
-
-@pytest.mark.parametrize("answer", WRONG_1)
-def test_exercise_1_wrong(answer):
-    assert is_not_yet(lesson06.exercise_1(answer))
-
-
 @pytest.mark.parametrize("answer, words", [
-    (the_broken_function, "detach both"),
-    (detach_h_only, "detach both"),
-    (detach_the_tuple, "tuple"),
-    (detach_none, "None"),
-    (retain, "retain_graph=True is not the fix"),
+    (the_broken_function, "(h, c)"),
+    (detach_h_only, "(h, c)"),
+    (detach_the_tuple, "a tuple has no tensor methods"),
+    (detach_none, "None before the first chunk"),
+    (retain, "not the fix"),
     (retain_without_steps, "retain_graph=True"),
+    (detach_and_retain, "retain_graph=True"),
     (never_zeroes, "zero the gradients"),
+    (never_steps, "differ from truncated BPTT's"),
     (one_backward_at_the_end, "one backward and one optimizer step per chunk"),
     (no_backward, "never called"),
     (raises_value_error, "ValueError: not today"),
 ])
-def test_exercise_1_hints_fit_the_mistake(answer, words):
-    assert words in lesson06.exercise_1(answer).message
+def test_exercise_1_wrong_with_a_hint_that_fits(answer, words):
+    verdict = lesson06.exercise_1(answer)
+    assert is_not_yet(verdict, words), verdict
 
 
-# Exercise 2: match the symptoms to their fixes.
+def test_exercise_1_hints_never_give_the_fix_away():
+    for answer in (the_broken_function, detach_h_only, retain):
+        assert "detach" not in lesson06.exercise_1(answer).message
 
-RIGHT_2 = {1: "F", 2: "B", 3: "E", 4: "C", 5: "D"}
+
+# Exercise 2: which error does each sequence raise?
+
+RIGHT_2 = {1: VERSION_COUNTER, 2: FREED_BUFFER, 3: NO_ERROR, 4: FREED_BUFFER}
+
+
+def test_exercise_2_key_is_what_pytorch_raises():
+    # Computed by running each sequence, so it must agree with the lesson's reasoning.
+    assert {n: lesson06.error_of_sequence(n) for n in lesson06.SEQUENCES} == RIGHT_2
 
 
 @pytest.mark.parametrize("answer", [
     RIGHT_2,
-    {"1": "f", "2": "b", "3": "e", "4": "c", "5": "d"},
-    {5: " D ", 4: "C", 3: "E", 2: "B", 1: "F"},
+    {"1": "Version Counter", "2": " freed buffer ", "3": "NONE", "4": "freed buffer"},
 ])
 def test_exercise_2_right(answer):
     assert is_correct(lesson06.exercise_2(answer))
 
 
-@pytest.mark.parametrize("answer", [
-    {1: "A", 2: "A", 3: "A", 4: "A", 5: "A"},  # retain_graph=True everywhere
-    {**RIGHT_2, 5: "A"},                      # retains on the last backward too
-    {**RIGHT_2, 1: "B", 2: "F"},              # the two detaches swapped
-    {**RIGHT_2, 4: "D"},                      # retain, then step in between
-    {1: "F", 2: "B", 3: "E", 4: "C"},         # one missing
-    {**RIGHT_2, 6: "A"},                      # no symptom 6
-    {**RIGHT_2, 3: "Z"},                      # no fix Z
-    {**RIGHT_2, 3: 5},                        # not a letter
-    {True: "F", 2: "B", 3: "E", 4: "C", 5: "D"},  # a bool is not a symptom number
+@pytest.mark.parametrize("number, given, words", [
+    (1, FREED_BUFFER, "retain_graph=True kept everything"),
+    (1, NO_ERROR, "still as it was"),
+    (2, NO_ERROR, "what did autograd.grad leave"),
+    (2, VERSION_COUNTER, "nothing changes a tensor in place"),
+    (3, FREED_BUFFER, "what could have freed"),
+    (3, VERSION_COUNTER, "changes only the critic head"),
+    (4, NO_ERROR, "another backward ran in between"),
+    (4, VERSION_COUNTER, "nothing changes a tensor in place"),
 ])
-def test_exercise_2_wrong(answer):
-    assert is_not_yet(lesson06.exercise_2(answer))
-
-
-def test_exercise_2_hints_fit_the_mistake():
-    everywhere = lesson06.exercise_2({1: "A", 2: "A", 3: "A", 4: "A", 5: "A"}).message
-    assert "symptom 1" in everywhere and "walks all of G's graph" in everywhere
-    assert "last backward" in lesson06.exercise_2({**RIGHT_2, 5: "A"}).message
-    assert "symptom 1: not B" in lesson06.exercise_2({**RIGHT_2, 1: "B", 2: "F"}).message
-    assert "in-place error" in lesson06.exercise_2({**RIGHT_2, 4: "D"}).message
-    assert "missing: 5" in lesson06.exercise_2({1: "F", 2: "B", 3: "E", 4: "C"}).message
-
-
-def test_exercise_2_every_symptom_and_fix_is_used_once_but_a():
-    assert sorted(lesson06._KEY) == sorted(lesson06.SYMPTOMS)
-    assert sorted(lesson06._KEY.values()) == sorted(set(lesson06.FIXES) - {"A"})
-
-
-# Exercise 3: a gradient penalty that backward can go through.
-
-def penalty_right(critic, points):
-    x = points.detach().requires_grad_()
-    (grad,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True)
-    return ((grad.norm(dim=1) - 1) ** 2).mean()
-
-
-def penalty_with_grad_outputs(critic, points):
-    x = points.clone().requires_grad_()
-    scores = critic(x)
-    (grad,) = torch.autograd.grad(scores, x, grad_outputs=torch.ones_like(scores),
-                                  create_graph=True)
-    return (grad.pow(2).sum(dim=1).sqrt() - 1).pow(2).mean()
-
-
-def penalty_mutating_the_points(critic, points):
-    points.requires_grad_()
-    (grad,) = torch.autograd.grad(critic(points).sum(), points, create_graph=True,
-                                  retain_graph=True)
-    return ((grad.norm(dim=1) - 1) ** 2).mean().reshape(1)
-
-
-@pytest.mark.parametrize("answer", [penalty_right, penalty_with_grad_outputs,
-                                    penalty_mutating_the_points])
-def test_exercise_3_right(answer):
-    assert is_correct(lesson06.exercise_3(answer))
-
-
-def without_create_graph(critic, points):
-    x = points.detach().requires_grad_()
-    (grad,) = torch.autograd.grad(critic(x).sum(), x)
-    return ((grad.norm(dim=1) - 1) ** 2).mean()
-
-
-def points_not_requiring_grad(critic, points):
-    (grad,) = torch.autograd.grad(critic(points).sum(), points, create_graph=True)
-    return ((grad.norm(dim=1) - 1) ** 2).mean()
-
-
-def norm_of_everything(critic, points):
-    x = points.detach().requires_grad_()
-    (grad,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True)
-    return (grad.norm() - 1) ** 2
-
-
-def forgot_the_minus_one(critic, points):
-    x = points.detach().requires_grad_()
-    (grad,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True)
-    return (grad.norm(dim=1) ** 2).mean()
-
-
-def per_point(critic, points):
-    x = points.detach().requires_grad_()
-    (grad,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True)
-    return (grad.norm(dim=1) - 1) ** 2
-
-
-def as_a_number(critic, points):
-    return penalty_right(critic, points).item()
-
-
-def detached(critic, points):
-    return penalty_right(critic, points).detach()
-
-
-def calls_backward_itself(critic, points):
-    penalty = penalty_right(critic, points)
-    penalty.backward(retain_graph=True)
-    return penalty
-
-
-def create_without_retain(critic, points):
-    x = points.detach().requires_grad_()
-    (grad,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True, retain_graph=False)
-    return ((grad.norm(dim=1) - 1) ** 2).mean()
-
-
-def the_template(critic, points):
-    ...
-
-
-WRONG_3 = [without_create_graph, points_not_requiring_grad, norm_of_everything,
-           forgot_the_minus_one, per_point, as_a_number, detached, calls_backward_itself,
-           create_without_retain, the_template]
-
-
-@pytest.mark.parametrize("answer", WRONG_3)
-def test_exercise_3_wrong(answer):
-    assert is_not_yet(lesson06.exercise_3(answer))
+def test_exercise_2_each_wrong_answer_gets_its_own_hint(number, given, words):
+    verdict = lesson06.exercise_2({**RIGHT_2, number: given})
+    assert is_not_yet(verdict, f"Sequence {number}:", words, "3 of 4 right"), verdict
+    # the hint points at the mechanism, never at the answer's name
+    hint = verdict.message.split(f"Sequence {number}:")[1]
+    assert RIGHT_2[number] not in hint
 
 
 @pytest.mark.parametrize("answer, words", [
-    (without_create_graph, "create_graph=True"),
-    (detached, "no grad_fn"),
-    (points_not_requiring_grad, "requires_grad_()"),
-    (norm_of_everything, "grad.norm(dim=1)"),
-    (per_point, "one number"),
-    (as_a_number, "a float"),
-    (calls_backward_itself, "already ran backward"),
-    (create_without_retain, "leave retain_graph"),
-    (the_template, "NoneType"),
+    ({1: "freed buffer", 2: "none", 3: "none"}, "missing: 4"),
+    ({**RIGHT_2, 5: "none"}, "not a sequence number"),
+    ({True: VERSION_COUNTER, 2: FREED_BUFFER, 3: NO_ERROR, 4: FREED_BUFFER},
+     "not a sequence number"),
+    ({**RIGHT_2, 3: "no error"}, "not one of the answers"),
+    ({**RIGHT_2, 3: None}, "not one of the answers"),
+    ({**RIGHT_2, 3: torch.ones(2, 3)}, "not one of the answers"),
+    ([VERSION_COUNTER, FREED_BUFFER, NO_ERROR, FREED_BUFFER], "expected a dict"),
 ])
-def test_exercise_3_hints_fit_the_mistake(answer, words):
-    assert words in lesson06.exercise_3(answer).message
+def test_exercise_2_malformed_answers(answer, words):
+    assert is_not_yet(lesson06.exercise_2(answer), words)
+
+
+def test_exercise_2_counts_only_the_right_ones():
+    everything_freed = {n: FREED_BUFFER for n in lesson06.SEQUENCES}
+    assert is_not_yet(lesson06.exercise_2(everything_freed), "2 of 4 right", "Sequence 1:")
+
+
+def exercise_2_code_blocks():
+    notebook = nbformat.read(ROOT / "notebooks" / "06_where_second_backwards_come_from.ipynb",
+                             as_version=4)
+    text = next(c.source for c in notebook.cells if c.cell_type == "markdown"
+                and "### Exercise 2" in c.source)
+    return re.findall(r"```python\n# (\d)\n(.*?)```", text, re.DOTALL)
+
+
+def test_exercise_2_text_shows_the_code_the_checker_runs():
+    blocks = exercise_2_code_blocks()
+    assert [int(n) for n, _ in blocks] == list(lesson06.SEQUENCES)
+    for number, shown in blocks:
+        sequence, _ = lesson06.SEQUENCES[int(number)]
+        body = textwrap.dedent("".join(inspect.getsourcelines(sequence)[0][1:]))
+        assert shown.strip() == body.strip(), f"sequence {number} differs from the checker's"
 
 
 # The checkers run the reader's code: they must leave autograd and the RNG as they were.
@@ -334,11 +274,10 @@ def test_checkers_restore_autograd_even_when_the_answer_raises():
     with autograd_left_alone():
         lesson06.exercise_1(raises_value_error)
         lesson06.exercise_1(retain)
-        lesson06.exercise_3(points_not_requiring_grad)
+        lesson06.exercise_2(RIGHT_2)
 
 
 def test_checkers_leave_the_global_rng_alone():
     with global_rng_left_alone():
         lesson06.exercise_1(detach_tuple)
         lesson06.exercise_2(RIGHT_2)
-        lesson06.exercise_3(penalty_right)
