@@ -49,8 +49,8 @@ def exercise_1(answer) -> Verdict:
     saved = _saved_by_exp()  # ['result']: read from a real node, not assumed
     if name in saved and name == "result":
         return correct("ExpBackward0 saves `result`, the output y: the derivative of "
-                       "exp(a) is exp(a) itself, so y is all its formula needs and a is "
-                       "not kept at all.")
+                       "exp(a) is exp(a) itself, so y is all its formula needs and the "
+                       "node does not save a.")
     if name in saved:
         return correct(f"ExpBackward0 saves `{name}` on this version of PyTorch.")
     if name == "self":
