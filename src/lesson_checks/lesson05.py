@@ -1,93 +1,110 @@
 """Check cells for lesson 05, "The memory cost of retained graphs".
 
 Every checker works out the right answer by running PyTorch, not from a stored key:
-exercise 1 builds the model and measures it with `retained_bytes`, exercise 2 runs the
-reader's function and watches which activations are still alive when it returns,
-exercise 3 runs each snippet and watches the same way. None of them touches the global
-RNG: models are built under `torch.random.fork_rng`, batches come from a private
-generator.
+exercise 1 builds the model its text shows and measures it with `retained_bytes`;
+exercise 2 runs each snippet and watches which activations are still alive when it ends;
+exercise 3 runs the reader's function and watches the activations while it runs and after
+it returns, then compares its results with the leaky version's. None of them moves the
+global RNG: models are built with `seeding.fresh`, batches come from private generators.
 """
 import weakref
+from itertools import combinations
 
 import torch
 from torch import nn
 
 from autograd_lens import retained_bytes
 
-from .answers import hint_for_unknown_labels, is_number, kind, labels, raised
-from .seeding import seeded
+from .answers import as_number, close, hint_for_unknown_labels, kind, labels, raised
+from .seeding import fresh
+from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
 
 FLOAT32 = 4  # bytes per element of every tensor the exercises save
+ACTIVATIONS = (nn.ReLU, nn.Tanh, nn.GELU)
 
 
 def _batch(seed, *shape):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
 
 
-def _watch_activations(model):
-    """Weak references to every output of the model's activation modules, as they run.
+class _ActivationWatch:
+    """Weak references to every output of a model's activation modules, as they run.
 
-    A weak reference keeps nothing alive: it is dead as soon as autograd (or anyone)
-    lets go of the tensor, and alive while a graph still holds it as a saved tensor.
+    A weak reference keeps nothing alive: it is dead as soon as nothing (no name, no
+    graph that saved it) holds the tensor. `alive_at_forward` records, each time an
+    activation runs, how many earlier activation outputs were still alive.
     """
-    refs = []
-    for module in model.modules():
-        if isinstance(module, (nn.ReLU, nn.Tanh)):
-            module.register_forward_hook(
-                lambda module, inputs, output: refs.append(weakref.ref(output)))
-    return refs
+
+    def __init__(self, model):
+        self.refs, self.alive_at_forward = [], []
+        for module in model.modules():
+            if isinstance(module, ACTIVATIONS):
+                module.register_forward_hook(self._record)
+
+    def _record(self, module, inputs, output):
+        self.alive_at_forward.append(self.alive())
+        self.refs.append(weakref.ref(output))
+
+    def alive(self) -> int:
+        return sum(ref() is not None for ref in self.refs)
 
 
-def _alive(refs) -> int:
-    return sum(ref() is not None for ref in refs)
-
-
-# Exercise 1: predict retained_bytes(loss) for a small Tanh MLP.
+# Exercise 1: predict retained_bytes(loss) for a GELU and Tanh MLP.
 
 EXERCISE_1_BATCH = 25
 
 
-def exercise_1_model() -> nn.Sequential:
-    """The exercise's model, freshly built (its weights play no part in the bytes)."""
-    with seeded(5):
-        return nn.Sequential(nn.Linear(10, 40), nn.Tanh(), nn.Linear(40, 20), nn.Tanh(),
-                             nn.Linear(20, 3))
+def _exercise_1_model() -> nn.Sequential:
+    """The model the exercise shows (its weights play no part in the bytes)."""
+    return fresh(lambda: nn.Sequential(nn.Linear(10, 40), nn.GELU(), nn.Linear(40, 20),
+                                       nn.Tanh(), nn.Linear(20, 3)), seed=5)
 
 
 def _exercise_1_measured() -> int:
-    model = exercise_1_model()
+    model = _exercise_1_model()
     x = _batch(5, EXERCISE_1_BATCH, model[0].in_features)
-    loss = model(x).pow(2).mean()
-    return retained_bytes(loss)
+    return retained_bytes(model(x).pow(2).mean())
 
 
-def _exercise_1_mistakes(right) -> list:
-    """(wrong total, hint) for the slips a hand count is likely to make."""
-    model = exercise_1_model()
-    batch = EXERCISE_1_BATCH
-    linears = [m for m in model if isinstance(m, nn.Linear)]
-    x_bytes = batch * linears[0].in_features * FLOAT32
-    out_bytes = batch * linears[-1].out_features * FLOAT32
-    hidden_bytes = sum(batch * m.out_features * FLOAT32 for m in linears[:-1])
-    saved_weights = sum(m.weight.nelement() * FLOAT32 for m in linears[1:])
-    all_params = sum(p.nelement() * FLOAT32 for p in model.parameters())
+def _exercise_1_slips() -> list:
+    """(how far off, hint) for each slip a hand count is likely to make."""
+    model = _exercise_1_model()
+    first, middle, last = (m for m in model if isinstance(m, nn.Linear))
+
+    def batch_of(units):  # bytes of one float32 activation of the batch, `units` wide
+        return FLOAT32 * EXERCISE_1_BATCH * units
+
+    saved_weights = FLOAT32 * (middle.weight.nelement() + last.weight.nelement())
+    parameters = FLOAT32 * sum(p.nelement() for p in model.parameters())
     return [
-        (right + saved_weights, "you counted the weights that the 2nd and 3rd addmm save "
-         "(Wᵀ): they are parameters, leaves that you hold anyway, and retained_bytes leaves "
-         "them out by default"),
-        (right + all_params, "you added the parameters: they are leaves that stay alive "
-         "with or without the graph, and retained_bytes leaves them out by default"),
-        (right + hidden_bytes, "too much by one batch of hidden activations: each Tanh "
-         "output is saved twice (by TanhBackward0 and by the next addmm) but it is one "
-         "storage, counted once; and the Linear outputs before Tanh are not saved at all"),
-        (right - x_bytes, "you left out the input batch x: the first addmm saves it to "
-         "compute the first weight's gradient"),
-        (right - out_bytes, "you left out the model's output: pow(2) saves it, since the "
-         "derivative of out² is 2·out"),
-        (right // FLOAT32, "that counts elements; the question asks for bytes, and a "
-         "float32 takes 4"),
+        (-batch_of(first.out_features), "one 25 × 40 tensor short: around GELU, what does "
+         "GeluBackward0 need, and what does the next addmm need? Are they one storage?"),
+        (batch_of(middle.out_features), "one 25 × 20 tensor too many: Tanh saves its output, "
+         "and the last addmm saves that same tensor, one storage, counted once"),
+        (-batch_of(first.in_features), "you left out the input batch x: the first addmm "
+         "saves it, for its weight's gradient"),
+        (-batch_of(last.out_features), "you left out the model's output: pow(2) saves it, "
+         "since the derivative of out² is 2·out"),
+        (batch_of(1) - batch_of(last.out_features), "the model's output is 3 wide here, not "
+         "1: pow(2) saves all of it"),
+        (saved_weights, "you counted the weights (Wᵀ) that the 2nd and 3rd addmm save: "
+         "they are parameters, leaves, which retained_bytes leaves out by default"),
+        (parameters, "you added the parameters: they are leaves, alive with or without the "
+         "graph, which retained_bytes leaves out by default"),
     ]
+
+
+def _exercise_1_hints(right) -> dict:
+    """Wrong total -> hint: each slip alone, then any two of them together."""
+    slips = _exercise_1_slips()
+    hints = {}
+    for (off_a, hint_a), (off_b, _) in combinations(slips, 2):
+        hints.setdefault(right + off_a + off_b, f"two slips; one of them: {hint_a}")
+    hints.update({right + off: hint for off, hint in slips})  # one slip: its own hint wins
+    hints[right // FLOAT32] = ("that counts elements; the question asks for bytes, and a "
+                               "float32 takes 4")
+    return hints
 
 
 def exercise_1(answer) -> Verdict:
@@ -98,104 +115,31 @@ def exercise_1(answer) -> Verdict:
     if isinstance(answer, torch.Tensor):
         return not_yet("give the number of bytes as a plain number, like 1000 (not a "
                        "tensor; use .item() if you computed it)")
-    if not is_number(answer):
+    value = as_number(answer)
+    if value is None:
         return not_yet(f"expected a whole number of bytes, such as 1000; got {kind(answer)}")
     right = _exercise_1_measured()
-    if answer == right:
-        return correct(f"{right} bytes = 4 × 25 × (10 + 40 + 20 + 3): the input batch, "
-                       "each Tanh output once, and the output that pow(2) saves.")
-    for wrong, hint in _exercise_1_mistakes(right):
-        if answer == wrong:
-            return not_yet(hint)
-    return not_yet("count, for a batch of 25, one float32 (4 bytes) per element of: the "
-                   "input x, each Tanh output (once), and the model's output")
+    if value == right:
+        return correct(f"{right} bytes = 4 × 25 × (10 + 40 + 40 + 20 + 3): x, GELU's input "
+                       "and its output, the Tanh output once, and the output pow(2) saves.")
+    hint = _exercise_1_hints(right).get(value)
+    if hint:
+        return not_yet(hint)
+    return not_yet("count, at 4 bytes per float32, every tensor the graph saves except the "
+                   "parameters, each storage once; for each activation, ask what its "
+                   "backward needs, its input or its output")
 
 
-# Exercise 2: fix the leaking `average_loss`.
-
-def _exercise_2_setup():
-    with seeded(11):
-        model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
-    batches = [(_batch(20 + k, 8, 16), _batch(40 + k, 8, 1)) for k in range(4)]
-    return model, batches
-
-
-def _exercise_2_losses() -> list:
-    model, batches = _exercise_2_setup()
-    with torch.no_grad():
-        return [nn.functional.mse_loss(model(x), y).item() for x, y in batches]
-
-
-def _as_number(result):
-    """The reader's result as a float, or None if it is not one number."""
-    if isinstance(result, torch.Tensor):
-        if result.numel() != 1 or result.is_complex() or result.dtype == torch.bool:
-            return None
-        return result.detach().item()
-    if not is_number(result):
-        return None
-    return float(result)
-
-
-def _close(value, expected) -> bool:
-    return abs(value - expected) <= 1e-5 * max(1.0, abs(expected))
-
-
-def exercise_2(answer) -> Verdict:
-    """A function(model, batches) -> average loss that keeps no graph alive."""
-    if answer is None:
-        return unanswered("set `answer` to your function, e.g. `answer = average_loss_fixed`")
-    if not callable(answer):
-        return not_yet(f"expected a function taking (model, batches), like "
-                       f"`def average_loss_fixed(model, batches): ...`; got {kind(answer)}")
-    losses = _exercise_2_losses()
-    expected = sum(losses) / len(losses)
-    model, batches = _exercise_2_setup()
-    refs = _watch_activations(model)
-    try:
-        result = answer(model, batches)
-    except Exception as error:  # the reader's code: report it, don't crash the cell
-        return not_yet(raised(error))
-    if not refs:
-        return not_yet("your function never ran the model: call model(x) for every "
-                       "(x, y) in batches")
-    alive = _alive(refs)  # `result` is still held here, as a caller would hold it
-    if alive:
-        if isinstance(result, torch.Tensor) and result.grad_fn is not None:
-            return not_yet(f"it returns a tensor with a graph ({result.grad_fn.name()}) "
-                           f"that reaches {alive} of the {len(batches)} batches' "
-                           "activations: add a plain number to total_loss, not the loss "
-                           "tensor")
-        return not_yet(f"when your function has returned, {alive} batch(es) of activations "
-                       "are still alive: is a loss tensor kept somewhere outside it?")
-    value = _as_number(result)
-    if value is None:
-        return not_yet(f"your function returned {kind(result)}; it should return the "
-                       "average loss, one number")
-    if _close(value, expected):
-        return correct(f"average loss {expected:.4f}, and when your function returns no "
-                       "activation of any batch is still alive.")
-    if _close(value, sum(losses)):
-        return not_yet("that is the total over the batches; return the average, "
-                       "total / len(batches)")
-    if _close(value, losses[-1]):
-        return not_yet("that is the last batch's loss alone; add up every batch's loss, "
-                       "then divide by len(batches)")
-    return not_yet(f"nothing stays alive, good, but the average loss should be "
-                   f"{expected:.4f}, not {value:.4f}: keep the leaky version's arithmetic")
-
-
-# Exercise 3: which snippets still hold saved tensors once they finish?
+# Exercise 2: which snippets still hold saved tensors once they finish?
 # The checker runs each of these fixed strings (never the reader's) with `model`, a
 # Linear(16, 32) -> ReLU -> Linear(32, 1), and `batches`, three inputs of shape (8, 16).
 
 SNIPPETS = {
     "A": """\
-total = 0
+model.eval()
+outputs = []
 for x in batches:
-    loss = model(x).pow(2).mean()
-    loss.backward()
-    total += loss.item()""",
+    outputs.append(model(x))""",
     "B": """\
 losses = []
 for x in batches:
@@ -222,33 +166,32 @@ for x in batches:
     total += loss.detach()""",
 }
 
-WHY = {
-    "A": "A frees each graph in backward() and keeps only Python floats (loss.item())",
-    "B": "B keeps every loss tensor, and so every graph's nodes, but backward() freed "
-         "their saved tensors (log loss.item() instead, and the nodes go too)",
-    "C": "C keeps no list, yet after the loop `loss` still names the last batch's graph, "
-         "and retain_graph=True kept its saved tensors",
-    "D": "D builds no graph at all: under torch.no_grad() nothing is saved",
-    "E": "E is the classic leak: total's graph reaches every batch's graph, and no "
-         "backward() freed them",
-    "F": "F fixes the sum with detach(), but no backward() ran and `loss` still names "
-         "the last batch's graph, whose saved tensors stay until `loss` goes",
+# A question that leads back to the reasoning, without saying which way the label goes.
+LOOK_AGAIN = {
+    "A": "does model.eval() stop autograd from building graphs, and what does the list hold?",
+    "B": "what did each backward() do to the saved tensors of the graphs whose losses the "
+         "list holds?",
+    "C": "after the loop, what does `loss` still name, and what did retain_graph=True keep?",
+    "D": "what does autograd save under torch.no_grad()?",
+    "E": "what does `total`'s graph reach, and did a backward() drop anything?",
+    "F": "`total` has no graph, but what does `loss` still name after the loop, and did a "
+         "backward() drop anything?",
 }
 
 
 def _holds_saved_tensors(text) -> bool:
     """Run a snippet; are any of its activations still alive while its names are?"""
-    with seeded(7):
-        model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
-    refs = _watch_activations(model)
+    model = fresh(lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1)),
+                  seed=7)
+    watch = _ActivationWatch(model)
     names = {"torch": torch, "model": model,
              "batches": [_batch(60 + k, 8, 16) for k in range(3)]}
     exec(text, names)  # fixed strings above, never the reader's
-    assert refs, "the snippet did not run the model"
-    return _alive(refs) > 0  # `names` (the snippet's variables) is still alive here
+    assert watch.refs, "the snippet did not run the model"
+    return watch.alive() > 0  # `names` (the snippet's variables) is still alive here
 
 
-def exercise_3(answer) -> Verdict:
+def exercise_2(answer) -> Verdict:
     """Which snippets, once finished, still hold saved tensors alive?"""
     if answer is None:
         return unanswered("set `answer` to the set of labels that keep saved tensors "
@@ -260,12 +203,127 @@ def exercise_3(answer) -> Verdict:
     if hint:
         return not_yet(hint)
     keepers = {label for label, text in SNIPPETS.items() if _holds_saved_tensors(text)}
-    wrongly_in, missing = sorted(chosen - keepers), sorted(keepers - chosen)
-    if wrongly_in:
-        label = wrongly_in[0]
-        return not_yet(f"{label} keeps no saved tensor alive: {WHY[label]}.")
-    if missing:
-        label = missing[0]
-        return not_yet(f"{label} does keep saved tensors alive: {WHY[label]}.")
-    return correct(f"{', '.join(sorted(keepers))} keep saved tensors alive: a graph lives "
-                   "as long as any name (total, loss) reaches it and no backward freed it.")
+    wrong = sorted(chosen ^ keepers)
+    if wrong:
+        return not_yet(f"{len(wrong)} of the six labels {'is' if len(wrong) == 1 else 'are'} "
+                       f"on the wrong side; look again at {wrong[0]}: {LOOK_AGAIN[wrong[0]]}")
+    return correct(f"{', '.join(sorted(keepers))} keep saved tensors alive: they live as long "
+                   "as a tensor you hold reaches their graph and no backward() dropped them.")
+
+
+# Exercise 3: fix `evaluate`, which returns the average loss and the predictions, and leaks.
+
+def _exercise_3_setup():
+    model = fresh(lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1)),
+                  seed=11)
+    batches = [(_batch(20 + k, 8, 16), _batch(40 + k, 8, 1)) for k in range(4)]
+    return model, batches
+
+
+def _exercise_3_expected():
+    """The leaky version's results, worked out under torch.no_grad()."""
+    model, batches = _exercise_3_setup()
+    with torch.no_grad():
+        outputs = [model(x) for x, _ in batches]
+        losses = [nn.functional.mse_loss(out, y).item() for out, (_, y) in zip(outputs, batches)]
+    return sum(losses) / len(losses), torch.cat(outputs), losses
+
+
+def _graph_holders(result) -> list:
+    """Which of the returned values is a tensor with a graph."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        return ["a tensor"] if _has_graph(result) else []
+    return [name for name, value in zip(("the average loss", "the predictions"), result)
+            if _has_graph(value)]
+
+
+def _has_graph(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.grad_fn is not None
+
+
+def _run_evaluation(answer, model, batches):
+    """Call the reader's function; return (result, problem): problem is a hint or None."""
+    grad_mode = torch.is_grad_enabled()
+    try:
+        with watch_backward_calls() as calls:
+            result = answer(model, batches)
+    except Exception as error:  # the reader's code: report it, don't crash the cell
+        return None, raised(error)
+    finally:
+        grad_mode_changed = torch.is_grad_enabled() != grad_mode
+        torch.set_grad_enabled(grad_mode)  # the notebook's cells after this one need it
+    if grad_mode_changed:
+        return None, ("your function left gradient tracking switched off for the code after "
+                      "it; a `with` block switches it back on when it ends")
+    if not all(p.requires_grad for p in model.parameters()):
+        return None, ("your function switched off requires_grad on the model's parameters: "
+                      "the model could no longer be trained; leave the model as it is")
+    if calls or any(p.grad is not None for p in model.parameters()):
+        return None, ("your function ran a backward pass or set the model's .grad: an "
+                      "evaluation needs no gradients, and must leave .grad alone")
+    return result, None
+
+
+def _check_results(result, expected_average, expected_predictions, losses):
+    """A hint about the returned values, or None if they are the leaky version's."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        return (f"your function returned {kind(result)}; return two things, as evaluate "
+                "does: the average loss, then the predictions")
+    average, predictions = result
+    value = as_number(average)
+    if value is None:
+        return f"the average loss should be one number; your function returned {kind(average)}"
+    if not close(value, expected_average):
+        if close(value, sum(losses)):
+            return "that average loss is the total over the batches; divide by len(batches)"
+        if close(value, losses[-1]):
+            return "that average loss is the last batch's alone; add up every batch's loss"
+        return ("the average loss is not the leaky version's: keep its arithmetic, the mean "
+                "of the batches' mse_loss")
+    if not isinstance(predictions, torch.Tensor):
+        return (f"the predictions should be one tensor, every batch's output in order, as "
+                f"torch.cat makes it; got {kind(predictions)}")
+    if tuple(predictions.shape) != tuple(expected_predictions.shape):
+        return (f"the predictions should have shape {tuple(expected_predictions.shape)}, "
+                f"every batch's output in order; got {tuple(predictions.shape)}")
+    if not close(predictions, expected_predictions):
+        return "the predictions are not the model's outputs for the batches, in order"
+    return None
+
+
+def exercise_3(answer) -> Verdict:
+    """A function(model, batches) -> (average loss, predictions) that keeps no graph alive."""
+    if answer is None:
+        return unanswered("set `answer` to your function, e.g. `answer = evaluate_fixed`")
+    if not callable(answer):
+        return not_yet(f"expected a function taking (model, batches), like "
+                       f"`def evaluate_fixed(model, batches): ...`; got {kind(answer)}")
+    expected_average, expected_predictions, losses = _exercise_3_expected()
+    model, batches = _exercise_3_setup()
+    watch = _ActivationWatch(model)
+    result, problem = _run_evaluation(answer, model, batches)
+    if problem:
+        return not_yet(problem)
+    if not watch.refs:
+        return not_yet("your function never ran the model: call model(x) for every (x, y) "
+                       "in batches")
+    alive = watch.alive()  # `result` is still held here, as a caller would hold it
+    if alive:
+        holders = _graph_holders(result)
+        if holders:
+            return not_yet(f"your function returns {' and '.join(holders)} with a graph "
+                           f"still attached, keeping {alive} of the {len(batches)} batches' "
+                           "activations alive")
+        return not_yet(f"once your function has returned, {alive} batch(es) of activations "
+                       "are still alive: is a tensor with a graph kept outside it?")
+    piled_up = max(watch.alive_at_forward)
+    if piled_up > 1:
+        return not_yet(f"nothing is left once your function returns, but while it runs the "
+                       f"graphs pile up: when a batch ran, {piled_up} earlier batches' "
+                       "activations were still alive; don't let the graphs accumulate")
+    hint = _check_results(result, expected_average, expected_predictions, losses)
+    if hint:
+        return not_yet(hint)
+    return correct(f"average loss {expected_average:.4f} and the {len(expected_predictions)} "
+                   "predictions, with at most one batch's graph alive at a time and none "
+                   "once your function returns.")
