@@ -126,6 +126,21 @@ def accumulate_with_autograd_grad(model, X, y, n_micro):
         p.grad = total
 
 
+def accumulate_sums_then_divide(model, X, y, n_micro):
+    model.zero_grad()
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        F.mse_loss(model(X_micro), y_micro, reduction="sum").backward()
+    for p in model.parameters():
+        p.grad /= len(X)  # one factor for every micro-batch: still what backward() computed
+
+
+def accumulate_sums_then_divide_without_zeroing(model, X, y, n_micro):
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        F.mse_loss(model(X_micro), y_micro, reduction="sum").backward()
+    for p in model.parameters():
+        p.grad /= len(X)  # divides the stale gradients too, they stay in
+
+
 def accumulate_equal_weights(model, X, y, n_micro):
     model.zero_grad()
     for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
@@ -192,6 +207,16 @@ def accumulate_fake_backwards(model, X, y, n_micro):
         torch.zeros(1, requires_grad=True).sum().backward()
 
 
+def accumulate_backwards_of_nothing_then_gradient_by_hand(model, X, y, n_micro):
+    # one forward and one backward per micro-batch, each reaching the weight, but what
+    # they computed is thrown away and a hand-written gradient put in its place
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        (F.mse_loss(model(X_micro), y_micro) * 1e-3).backward()
+    error = 2 * (X @ model.weight.T + model.bias - y) / len(X)
+    model.weight.grad = (error.T @ X).detach()
+    model.bias.grad = error.sum(0).detach()
+
+
 def accumulate_fixed_four(model, X, y, n_micro):
     accumulate_right(model, X, y, 4)
 
@@ -207,7 +232,7 @@ def accumulate_crashes(model, X, y, n_micro):
 
 
 @pytest.mark.parametrize("answer", [accumulate_right, accumulate_with_sums,
-                                    accumulate_with_autograd_grad])
+                                    accumulate_with_autograd_grad, accumulate_sums_then_divide])
 def test_exercise_3_correct(answer):
     assert is_correct(exercise_3(answer))
 
@@ -218,12 +243,14 @@ def test_exercise_3_correct(answer):
     (accumulate_sum_loss, "50 times the full batch's"),
     (accumulate_without_zeroing, "held before your function ran"),
     (accumulate_equal_weights_without_zeroing, "held before your function ran"),
+    (accumulate_sums_then_divide_without_zeroing, "held before your function ran"),
     (accumulate_zeroing_inside_the_loop, "only the last micro-batch's gradient"),
     (accumulate_whole_batch, "the model saw 1, of sizes [50]"),
     (accumulate_whole_batch_then_empty_forwards, "of sizes [50, 0, 0, 0]"),
     (accumulate_one_backward_for_all, "counted 1 backward call(s)"),
     (accumulate_gradient_by_hand, "counted 0 backward call(s)"),
     (accumulate_fake_backwards, "0 reaching the weight"),
+    (accumulate_backwards_of_nothing_then_gradient_by_hand, "not what your backward() calls"),
     (accumulate_fixed_four, "with n_micro=3"),
     (accumulate_forgets_backward, "counted 0 backward call(s)"),
     (accumulate_crashes, "raised ValueError: not written yet"),

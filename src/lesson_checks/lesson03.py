@@ -196,11 +196,34 @@ def _run_reader_function(function, X, y, n_micro):
     stale = [p.grad.clone() for p in model.parameters()]
     inputs, weight_grads = [], []
     model.register_forward_pre_hook(lambda module, args: inputs.append(args[0] if args else None))
-    model.weight.register_hook(lambda grad: weight_grads.append(grad))
+    model.weight.register_hook(lambda grad: weight_grads.append(grad.detach().clone()))
     with seeded(0), torch.enable_grad(), watch_backward_calls() as calls:
         function(model, X, y, n_micro)
     sizes = [len(x) if isinstance(x, torch.Tensor) and x.dim() > 0 else 0 for x in inputs]
-    return model, stale, sizes, len(calls), len(weight_grads)
+    return model, stale, sizes, len(calls), weight_grads
+
+
+def _came_from_backward(final, stale, reached):
+    """Is the weight's final .grad what the reader's backward calls put there: the sum of
+    the gradients that reached it from some call on (.grad cleared in the loop), with or
+    without the stale gradient, up to one factor (a sum of losses divided afterwards)?
+    A gradient written in by hand after backward calls that computed something else is not."""
+    for start in range(len(reached)):
+        total = sum(reached[start:])
+        for candidate in (total, stale + total):
+            factor = (final * candidate).sum() / (candidate * candidate).sum()
+            if torch.isfinite(factor) and close(final, factor * candidate):
+                return True
+    return False
+
+
+def _holds_some_of(grads, candidate, stale):
+    """Are `grads` the candidate plus some multiple of the stale gradients (the stale ones
+    left in .grad, maybe scaled with the rest when a sum is divided afterwards)?"""
+    leftover = torch.cat([(g - c).flatten() for g, c in zip(grads, candidate)]).double()
+    stale = torch.cat([s.flatten() for s in stale]).double()
+    factor = (leftover @ stale) / (stale @ stale)
+    return abs(factor) > 1e-3 and close(leftover, factor * stale)
 
 
 def _wrong_ways(X, y, sizes, expected):
@@ -241,7 +264,7 @@ def exercise_3(answer) -> Verdict:
     X, y = _regression_data(N_SAMPLES_3, seed=5)
     for n_micro in N_MICRO_TRIED:
         try:
-            model, stale, sizes, backwards, weight_grads = _run_reader_function(
+            model, stale, sizes, backwards, reached = _run_reader_function(
                 answer, X, y, n_micro)
         except Exception as error:  # the reader's code: report, do not crash
             return not_yet(f"{raised(error)} (called with n_micro={n_micro} on "
@@ -250,19 +273,23 @@ def exercise_3(answer) -> Verdict:
             return not_yet(f"with n_micro={n_micro}, expected {n_micro} forward passes on "
                            f"micro-batches that together hold the {N_SAMPLES_3} samples; "
                            f"the model saw {len(sizes)}, of sizes {sizes}")
-        if backwards != n_micro or weight_grads != n_micro:
+        if backwards != n_micro or len(reached) != n_micro:
             return not_yet(f"with n_micro={n_micro}, expected one backward() per micro-batch, "
                            f"{n_micro} in all, each reaching the weight; counted {backwards} "
-                           f"backward call(s), {weight_grads} reaching the weight")
+                           f"backward call(s), {len(reached)} reaching the weight")
         grads = [p.grad for p in model.parameters()]
         if any(g is None for g in grads):
             return not_yet(f"with n_micro={n_micro}, a parameter's .grad is None afterwards")
+        if not _came_from_backward(model.weight.grad, stale[0], reached):
+            return not_yet(f"with n_micro={n_micro}, the weight's .grad is not what your "
+                           "backward() calls computed: let them fill .grad, do not write a "
+                           "gradient in by hand")
         expected = _full_batch_grads(X, y)
         if _all_close(grads, expected):
             continue
         mistakes = _wrong_ways(X, y, sizes, expected)
         for candidate in [expected] + [wrong for wrong, _ in mistakes]:
-            if _all_close(grads, [c + s for c, s in zip(candidate, stale)]):
+            if _holds_some_of(grads, candidate, stale):
                 return not_yet("the gradients the model held before your function ran are "
                                "still in .grad, added to yours")
         for wrong, hint in mistakes:
