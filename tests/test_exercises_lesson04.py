@@ -1,203 +1,199 @@
 """Lesson 04's check cells: unanswered for None, correct for right answers, not yet (with a
-hint) for wrong or odd ones, and never an exception."""
+hint) for wrong or odd ones, and never an exception. They run on the lesson's own
+TwoHeadNet, taken from the notebook, as the check cells pass it in."""
+import inspect
+import textwrap
+from functools import partial
+
+import nbformat
 import pytest
 import torch
-import torch.nn.functional as F
+from torch import nn
 
-from checks import global_rng_left_alone, is_correct, is_not_yet, is_unanswered
-from lesson_checks.lesson04 import exercise_1, exercise_2, exercise_3
+from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
+                    is_correct, is_not_yet, is_unanswered)
+from lesson_checks import lesson04
+from lesson_checks.errors import FREED_BUFFER
+from lesson_checks.lesson04 import exercise_1, exercise_2
+from test_multitask_gradients import LESSON, lesson_definition
 
-LOSS1_PARAMETERS = {"trunk.0.weight", "trunk.0.bias", "trunk.2.weight", "trunk.2.bias",
-                    "regression_head.weight", "regression_head.bias"}
+TwoHeadNet = lesson_definition("TwoHeadNet")
 
-
-# Exercise 1: the parameters whose .grad loss1.backward() fills ------------------------
-
-def test_exercise_1_unanswered():
-    assert is_unanswered(exercise_1(None))
-
-
-@pytest.mark.parametrize("answer", [LOSS1_PARAMETERS, sorted(LOSS1_PARAMETERS),
-                                    tuple(LOSS1_PARAMETERS), frozenset(LOSS1_PARAMETERS)])
-def test_exercise_1_correct(answer):
-    assert is_correct(exercise_1(answer))
+CHECKS = [partial(exercise_1, model_class=TwoHeadNet), partial(exercise_2, model_class=TwoHeadNet)]
+ODD_INPUTS = [3, 0.5, "C", torch.tensor([1.0, 2.0]), object(), [None], {"A": 1}, print]
+test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = \
+    every_checker_tests(CHECKS, ODD_INPUTS,
+                        sample_answers=[None, 7, torch.eye(3), {"A": "none"}, {"C"}, {"Z": "x"}])
 
 
-@pytest.mark.parametrize("answer, hint", [
-    (LOSS1_PARAMETERS | {"classification_head.weight", "classification_head.bias"},
-     "never reaches classification_head"),
-    ({"regression_head.weight", "regression_head.bias"}, "shared trunk"),
-    (LOSS1_PARAMETERS - {"trunk.0.bias"}, "shared trunk"),
-    ({"trunk.0.weight", "trunk.0.bias", "trunk.2.weight", "trunk.2.bias"}, "regression head"),
-    (set(), "shared trunk"),
-    ({"trunk.1.weight"}, "not a parameter"),
-    ({"fc.weight", "trunk.0.weight"}, "model.named_parameters()"),
-])
-def test_exercise_1_wrong_answers(answer, hint):
-    assert is_not_yet(exercise_1(answer), hint)
+# Exercise 1: which error each sequence raises --------------------------------------------
 
-
-def names_then_an_error():
-    yield "trunk.0.weight"
-    raise ValueError("no more names")
-
-
-@pytest.mark.parametrize("answer", ["trunk.0.weight", 6, 0.3, {1, 2}, [None], object(),
-                                    {"trunk.0.weight": 1}, torch.tensor([1, 2]),
-                                    names_then_an_error()])
-def test_exercise_1_odd_input(answer):
-    assert is_not_yet(exercise_1(answer))
-
-
-# Exercise 2: the gradient of 0.3 * loss1 + 0.7 * loss2 from g1 and g2 ----------------
-
-def test_exercise_2_unanswered():
-    assert is_unanswered(exercise_2(None))
+RIGHT_ERRORS = {"A": "freed buffer", "B": "none", "C": "none", "D": "version counter"}
 
 
 @pytest.mark.parametrize("answer", [
-    lambda g1, g2: 0.3 * g1 + 0.7 * g2,
-    lambda g1, g2: torch.add(g1 * 0.3, g2, alpha=0.7),
-    lambda g1, g2: g1.mul_(0.3).add_(0.7 * g2),  # in place on its inputs: allowed
-    lambda g1, g2: torch.stack([g1, g2]).mul(torch.tensor([0.3, 0.7]).view(-1, *[1] * g1.dim())).sum(0),
-    lambda g1, g2: 0.3 * g1.double() + 0.7 * g2.double(),  # another float dtype, same values
+    RIGHT_ERRORS,
+    {"a": "Freed buffer", "b": " none ", "c": "NONE", "d": "version counter"},
+    dict(reversed(list(RIGHT_ERRORS.items()))),
 ])
+def test_exercise_1_correct(answer):
+    assert is_correct(exercise_1(answer, TwoHeadNet))
+
+
+@pytest.mark.parametrize("label, given, words", [
+    ("A", "none", "what did loss2.backward(), without retain_graph"),
+    ("A", "version counter", "no version moves"),
+    ("B", "freed buffer", "does optimizer.zero_grad() touch the graph"),
+    ("B", "version counter", "does it change a parameter"),
+    ("C", "freed buffer", "is the trunk between loss1 and the regression head's parameters"),
+    ("C", "version counter", "updates no tensor"),
+    ("D", "freed buffer", "what did optimizer.step() do"),
+    ("D", "none", "does loss1's backward need any of them"),
+])
+def test_exercise_1_each_wrong_answer_gets_its_own_hint(label, given, words):
+    verdict = exercise_1({**RIGHT_ERRORS, label: given}, TwoHeadNet)
+    assert is_not_yet(verdict, "3 of 4 right", f"{label}: ", words)
+    assert RIGHT_ERRORS[label] not in verdict.message.split(f"{label}: ", 1)[1]  # no giveaway
+
+
+def test_exercise_1_names_the_first_wrong_sequence():
+    verdict = exercise_1({"A": "none", "B": "none", "C": "freed buffer", "D": "none"}, TwoHeadNet)
+    assert is_not_yet(verdict, "1 of 4 right", "A: ")
+
+
+@pytest.mark.parametrize("answer, words", [
+    ({"A": "freed buffer", "B": "none", "C": "none"}, "say what sequence D raises"),
+    ({**RIGHT_ERRORS, "E": "none"}, "'E' is not a sequence"),
+    ({**RIGHT_ERRORS, 1: "none"}, "1 is not a sequence"),
+    ({**RIGHT_ERRORS, "B": "freed"}, "sequence B: 'freed' is not one of"),
+    ({**RIGHT_ERRORS, "B": None}, "sequence B: None is not one of"),
+    (list(RIGHT_ERRORS.values()), "give a dict"),
+    ("freed buffer", "give a dict"),
+])
+def test_exercise_1_odd_answers(answer, words):
+    assert is_not_yet(exercise_1(answer, TwoHeadNet), words)
+
+
+class NotTheLessonsModel(nn.Module):
+    def forward(self, x):
+        return x
+
+
+@pytest.mark.parametrize("model_class, words", [
+    (None, "second argument"), (int, "second argument"), (TwoHeadNet(), "second argument"),
+    (NotTheLessonsModel, "does not run as the lesson's TwoHeadNet"),
+])
+def test_exercise_1_and_2_without_the_lessons_model(model_class, words):
+    assert is_not_yet(exercise_1(RIGHT_ERRORS, model_class), words)
+    assert is_not_yet(exercise_2({"C", "E"}, model_class), words)
+
+
+class BiasTrunk(nn.Module):
+    """A trunk that saves no tensor: x + bias."""
+
+    def __init__(self):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(8))
+
+    def forward(self, x):
+        return x + self.bias
+
+
+class TwoHeadsOnABiasTrunk(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = BiasTrunk()
+        self.regression_head = nn.Linear(8, 1)
+        self.classification_head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        features = self.trunk(x)
+        return self.regression_head(features).squeeze(-1), self.classification_head(features)
+
+
+def test_exercise_1_runs_pytorch_rather_than_reading_a_key():
+    """On a trunk that saves nothing, the second walk through it needs nothing freed."""
+    assert is_not_yet(exercise_1(RIGHT_ERRORS, TwoHeadsOnABiasTrunk), "A: ")
+    assert is_correct(exercise_1({"A": "none", "B": "none", "C": "none", "D": "none"},
+                                 TwoHeadsOnABiasTrunk))
+
+
+# Exercise 2: which changes fix the broken loop -------------------------------------------
+
+def test_the_loop_of_exercise_2_is_broken():
+    error, _, _ = lesson04._train(TwoHeadNet, lesson04.the_broken_loop)
+    assert error == FREED_BUFFER
+
+
+@pytest.mark.parametrize("answer", [{"C", "E"}, ["E", "C"], ("c", " e "), frozenset("CE")])
 def test_exercise_2_correct(answer):
-    assert is_correct(exercise_2(answer))
+    assert is_correct(exercise_2(answer, TwoHeadNet))
 
 
-@pytest.mark.parametrize("answer, hint", [
-    (lambda g1, g2: g1 + g2, "loss1 + loss2"),
-    (lambda g1, g2: 0.7 * g1 + 0.3 * g2, "swapped"),
-    (lambda g1, g2: (0.3 * g1 + 0.7 * g2) / 2, "a * grad(f) + b * grad(g)"),
-    (lambda g1, g2: 0.3 * g1, "a * grad(f) + b * grad(g)"),
-    (lambda g1, g2: (0.3 * g1 + 0.7 * g2).sum(), "shape"),
-    (lambda g1, g2: None, "return a tensor"),
-    (lambda g1, g2: 0.3, "return a tensor"),
-    (lambda g1: 0.3 * g1, "TypeError"),
-    (lambda g1, g2: 1 / 0, "ZeroDivisionError"),
-    (lambda g1, g2: (0.3 * g1 + 0.7 * g2).long(), "a * grad(f) + b * grad(g)"),
-    (lambda g1, g2: torch.zeros_like(g1, dtype=torch.complex64), "a * grad(f) + b * grad(g)"),
+@pytest.mark.parametrize("answer, words", [
+    ({"A"}, "A: it trains right, but walks the trunk backward 2 times a step"),
+    ({"A", "C", "E"}, "A: it trains right"),
+    ({"B"}, "B: the loop still raises the freed buffer error"),
+    ({"C", "D", "E"}, "D: it runs, but the parameters never move"),
+    ({"C"}, "not the only ones"),
+    ({"E"}, "not the only ones"),
+    (set(), "at least one of the changes works"),
 ])
-def test_exercise_2_wrong_answers(answer, hint):
-    assert is_not_yet(exercise_2(answer), hint)
+def test_exercise_2_wrong_answers(answer, words):
+    assert is_not_yet(exercise_2(answer, TwoHeadNet), words)
 
 
-@pytest.mark.parametrize("answer", ["0.3 * g1 + 0.7 * g2", 0.3, [0.3, 0.7], torch.tensor(1.0)])
-def test_exercise_2_odd_input(answer):
-    assert is_not_yet(exercise_2(answer), "function")
-
-
-# Exercise 3: a training step on the weighted loss with one backward pass --------------
-
-def losses(model, x, y_reg, y_cls):
-    prediction, logits = model(x)
-    return F.mse_loss(prediction, y_reg), F.cross_entropy(logits, y_cls)
-
-
-def right_step(model, optimizer, x, y_reg, y_cls):
-    optimizer.zero_grad()
-    loss1, loss2 = losses(model, x, y_reg, y_cls)
-    (0.3 * loss1 + 0.7 * loss2).backward()
-    optimizer.step()
-
-
-def right_step_with_a_list(model, optimizer, x, y_reg, y_cls):
-    model.zero_grad()
-    loss1, loss2 = losses(model, x, y_reg, y_cls)
-    torch.autograd.backward([0.3 * loss1, 0.7 * loss2])  # one backward pass from both
-    optimizer.step()
-
-
-def two_backward_calls(model, optimizer, x, y_reg, y_cls):
-    optimizer.zero_grad()
-    loss1, loss2 = losses(model, x, y_reg, y_cls)
-    (0.3 * loss1).backward(retain_graph=True)
-    (0.7 * loss2).backward()
-    optimizer.step()
-
-
-def two_forward_passes(model, optimizer, x, y_reg, y_cls):
-    optimizer.zero_grad()
-    loss1, _ = losses(model, x, y_reg, y_cls)
-    _, loss2 = losses(model, x, y_reg, y_cls)
-    (0.3 * loss1 + 0.7 * loss2).backward()
-    optimizer.step()
-
-
-def without_retain_graph(model, optimizer, x, y_reg, y_cls):
-    optimizer.zero_grad()
-    loss1, loss2 = losses(model, x, y_reg, y_cls)
-    (0.3 * loss1).backward()
-    (0.7 * loss2).backward()
-    optimizer.step()
-
-
-def step_between(model, optimizer, x, y_reg, y_cls):
-    optimizer.zero_grad()
-    loss1, loss2 = losses(model, x, y_reg, y_cls)
-    (0.3 * loss1).backward(retain_graph=True)
-    optimizer.step()
-    (0.7 * loss2).backward()
-
-
-def weighted_step(weight1, weight2, zero_grad=True, step=True):
-    def train_step(model, optimizer, x, y_reg, y_cls):
-        if zero_grad:
-            optimizer.zero_grad()
-        loss1, loss2 = losses(model, x, y_reg, y_cls)
-        (weight1 * loss1 + weight2 * loss2).backward()
-        if step:
-            optimizer.step()
-    return train_step
-
-
-def with_its_own_data(model, optimizer, x, y_reg, y_cls):
-    right_step(model, optimizer, x[:32], y_reg[:32], y_cls[:32])
-
-
-def in_double_precision(model, optimizer, x, y_reg, y_cls):
-    """Right, in another dtype: the check compares values, and must not crash on it."""
-    model.double()
-    right_step(model, optimizer, x.double(), y_reg.double(), y_cls)
-
-
-def test_exercise_3_unanswered():
-    assert is_unanswered(exercise_3(None))
-
-
-@pytest.mark.parametrize("answer", [right_step, right_step_with_a_list, in_double_precision])
-def test_exercise_3_correct(answer):
-    assert is_correct(exercise_3(answer))
-
-
-@pytest.mark.parametrize("answer, hint", [
-    (two_backward_calls, "ran through the trunk 4 times"),
-    (two_forward_passes, "ran through the trunk 4 times"),
-    (without_retain_graph, "saved tensors freed"),
-    (step_between, "updated between two backward calls"),
-    (weighted_step(1.0, 1.0), "loss1 + loss2"),
-    (weighted_step(0.7, 0.3), "swapped"),
-    (weighted_step(0.3, 0.7, zero_grad=False), "zero_grad"),
-    (weighted_step(0.3, 0.7, step=False), "did not change"),
-    (weighted_step(0.3, 0.0), "only loss1"),
-    (weighted_step(0.0, 0.7), "only loss2"),
-    (weighted_step(0.5, 0.5), "y_reg and y_cls passed in"),
-    (with_its_own_data, "y_reg and y_cls passed in"),
-    (lambda model, optimizer: None, "TypeError"),
-    (lambda *args: (_ for _ in ()).throw(ValueError("no")), "ValueError: no"),
+@pytest.mark.parametrize("answer, words", [
+    ({"F"}, "unknown label(s) F"), ("CE", "give a set of letters"),
+    ({"C": True}, "give a set of letters"), ([3], "give a set of letters"),
 ])
-def test_exercise_3_wrong_answers(answer, hint):
-    assert is_not_yet(exercise_3(answer), hint)
+def test_exercise_2_odd_answers(answer, words):
+    assert is_not_yet(exercise_2(answer, TwoHeadNet), words)
 
 
-@pytest.mark.parametrize("answer", ["train_step", 3, [right_step]])
-def test_exercise_3_odd_input(answer):
-    assert is_not_yet(exercise_3(answer), "function")
+def test_exercise_2_judges_the_update_not_just_the_error():
+    """A change that runs but steps on loss1 alone is not the loop's intent."""
+    changes = {**lesson04.CHANGES, "F": lambda model, loss1, loss2: loss1.backward()}
+    intended = lesson04._intended(TwoHeadNet)
+    start = torch.nn.utils.parameters_to_vector(lesson04._fresh(TwoHeadNet)[0].parameters())
+    outcome = lesson04._outcome(TwoHeadNet, changes["F"], intended, start.detach())
+    assert outcome == "it runs, but its update is not one SGD step on loss1 + loss2"
 
 
-def test_the_checks_leave_the_readers_random_state_alone():
-    with global_rng_left_alone():
-        exercise_1(LOSS1_PARAMETERS)
-        exercise_2(lambda g1, g2: 0.3 * g1 + 0.7 * g2)
-        exercise_3(right_step)
+# Both ------------------------------------------------------------------------------------
+
+def test_the_checks_leave_the_readers_random_state_and_autograd_alone():
+    with global_rng_left_alone(), autograd_left_alone():
+        exercise_1(RIGHT_ERRORS, TwoHeadNet)
+        exercise_2({"C", "E"}, TwoHeadNet)
+        exercise_2({"B"}, TwoHeadNet)  # raises inside the check
+
+
+def body_lines(function):
+    """The lines of a function's body, dedented: the code the exercise text shows."""
+    source = textwrap.dedent(inspect.getsource(function))
+    body = source.split(":\n", 1)[1]
+    return [line for line in textwrap.dedent(body).splitlines() if line.strip()]
+
+
+def exercise_text(number):
+    notebook = nbformat.read(LESSON, as_version=4)
+    return next(c.source for c in notebook.cells
+                if c.cell_type == "markdown" and f"**Exercise {number}." in c.source)
+
+
+@pytest.mark.parametrize("number, snippets", [
+    (1, lesson04.SEQUENCES), (2, lesson04.CHANGES)])
+def test_the_notebook_shows_the_code_the_checker_runs(number, snippets):
+    text = exercise_text(number)
+    for label, function in snippets.items():
+        block = "\n".join([f"# {label}"] + body_lines(function))
+        assert block in text, \
+            f"exercise {number}'s text no longer shows {label} as the check runs it"
+
+
+def test_the_notebook_shows_the_broken_loop_the_checker_repairs():
+    text = exercise_text(2)
+    assert f"for step in range({lesson04.STEPS}):" in text
+    for line in body_lines(lesson04.the_broken_loop):
+        assert f"    {line}\n" in text

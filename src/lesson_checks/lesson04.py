@@ -1,259 +1,298 @@
 """Check cells for lesson 04, multi-task losses (notebooks/04_multi_task_losses.ipynb).
 
-Each checker runs the reader's answer against real autograd on its own small copy of
-the lesson's two-head model and data, seeded, so that a check gives the same verdict
-in every run and never touches the notebook's random state.
+Both checkers run on the lesson's own model, which the check cell passes in
+(`lesson04.exercise_1(answer, TwoHeadNet)`): a fresh `TwoHeadNet()`, built seeded, an
+SGD optimizer (lr 0.1) and a small data set of the lesson's kind (64 samples, 8
+features, a regression target and 3 classes) from a private generator, so that a check
+gives the same verdict in every run and leaves the reader's random numbers alone.
+Each checker works the right answer out by running PyTorch, not from a stored key.
 
-- exercise_1(answer): the set of parameter names whose .grad `loss1.backward()` fills;
-- exercise_2(answer): a function (g1, g2) -> the gradient of 0.3 * loss1 + 0.7 * loss2;
-- exercise_3(answer): a training step on 0.3 * loss1 + 0.7 * loss2 with one backward pass.
+- exercise_1(answer, TwoHeadNet): which error (freed buffer, version counter, none) each
+  of four sequences of calls raises;
+- exercise_2(answer, TwoHeadNet): which changes fix a broken training loop, with one
+  backward pass through the trunk per step.
 """
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .answers import first_line, kind
+from autograd_lens import backward_passes
+
+from .answers import hint_for_unknown_labels, kind, labels
+from .errors import FREED_BUFFER, NO_ERROR, VERSION_COUNTER, describe, error_raised_by
 from .seeding import seeded
 from .verdict import correct, not_yet, unanswered
 
-WEIGHT1, WEIGHT2 = 0.3, 0.7  # the exercises' task weights: 0.3 * loss1 + 0.7 * loss2
-STEPS = 2  # exercise 3 runs two steps, so that a forgotten zero_grad() shows
+N_SAMPLES, N_FEATURES, N_CLASSES = 64, 8, 3
 LEARNING_RATE = 0.1
 
 
-class TwoHeadNet(nn.Module):
-    """The lesson's model: a shared trunk, a regression head and a 3-class head."""
-
-    def __init__(self, n_features=8, hidden=32, n_classes=3):
-        super().__init__()
-        self.trunk = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU(),
-                                   nn.Linear(hidden, hidden), nn.ReLU())
-        self.regression_head = nn.Linear(hidden, 1)
-        self.classification_head = nn.Linear(hidden, n_classes)
-
-    def forward(self, x):
-        features = self.trunk(x)
-        return self.regression_head(features).squeeze(-1), self.classification_head(features)
-
-
 def _data():
-    """A small data set of the lesson's kind: 64 samples, 8 features, two targets."""
     generator = torch.Generator().manual_seed(4)
-    x = torch.randn(64, 8, generator=generator)
-    y_reg = torch.sin(x @ torch.randn(8, generator=generator))
-    y_cls = (x @ torch.randn(8, 3, generator=generator)).argmax(dim=1)
+    x = torch.randn(N_SAMPLES, N_FEATURES, generator=generator)
+    y_reg = torch.sin(x @ torch.randn(N_FEATURES, generator=generator))
+    y_cls = torch.randint(0, N_CLASSES, (N_SAMPLES,), generator=generator)
     return x, y_reg, y_cls
 
 
-def _fresh_model():
-    """The same TwoHeadNet every call, without disturbing the reader's random state."""
-    with seeded(4):
-        return TwoHeadNet()
-
-
-def _losses(model, x, y_reg, y_cls):
+def _losses(model, data):
+    """loss1: the regression's mean squared error; loss2: the classification's cross-entropy."""
+    x, y_reg, y_cls = data
     prediction, logits = model(x)
     return F.mse_loss(prediction, y_reg), F.cross_entropy(logits, y_cls)
 
 
-def _parameter_names():
-    return [name for name, _ in _fresh_model().named_parameters()]
+def _fresh(model_class):
+    """The same model and a new SGD optimizer at every call."""
+    with seeded(4):
+        model = model_class()
+    return model, torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)
 
 
-def _close(actual, expected):
-    """allclose that says False, not raises, for another shape or dtype."""
+def _model_class_problem(model_class):
+    """A hint if `model_class` is not the lesson's two-head model, else None."""
+    usage = ("pass the lesson's model class as the second argument, "
+             "e.g. exercise_1(answer, TwoHeadNet)")
+    if not isinstance(model_class, type) or not issubclass(model_class, nn.Module):
+        return f"{usage}; got {kind(model_class)}"
     try:
-        actual = torch.as_tensor(actual).detach()
-        if actual.is_complex() != expected.is_complex():
-            return False
-        actual = actual.to(expected.dtype)
-        return actual.shape == expected.shape and torch.allclose(actual, expected, atol=1e-6)
-    except (TypeError, RuntimeError, ValueError):
-        return False
+        model, _ = _fresh(model_class)
+        _losses(model, _data())
+        model.trunk.parameters()
+    except Exception as error:  # the lesson's code changed: say so, never crash the check
+        return (f"the model class passed in does not run as the lesson's TwoHeadNet does "
+                f"({describe(error)}): re-run the lesson's cells from the top, then this one")
+    return None
 
 
-def _describe(error):
-    message = first_line(error)
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+# Exercise 1: which error does each sequence raise? -------------------------------------
+# Each sequence starts from _fresh(TwoHeadNet) and one forward pass (loss1, loss2).
+# The exercise's text in the notebook shows these bodies; tests keep the two the same.
 
-
-# Exercise 1 -----------------------------------------------------------------------------
-
-def _touched_by_loss1():
-    model = _fresh_model()
-    loss1, _ = _losses(model, *_data())
+def sequence_a(model, optimizer, loss1, loss2):
+    loss1.backward(retain_graph=True)
+    loss2.backward()
     loss1.backward()
-    return {name for name, p in model.named_parameters() if p.grad is not None}
 
 
-def exercise_1(answer):
-    """answer: the names of the parameters whose .grad `loss1.backward()` alone fills."""
-    example = "{'trunk.0.weight', 'trunk.0.bias'}"
-    if answer is None:
-        return unanswered("set `answer` to a set of parameter names, e.g. " + example)
-    if isinstance(answer, str) or not hasattr(answer, "__iter__"):
-        return not_yet(f"give a set of names (strings), e.g. {example}, "
-                       f"not {kind(answer)}")
-    try:
-        names = list(answer)
-    except Exception as error:  # an odd iterable: say so, never crash the check
-        return not_yet(f"could not read the names from `answer`: {_describe(error)}")
-    if not all(isinstance(name, str) for name in names):
-        return not_yet(f"every item should be a parameter name (a string), e.g. {example}")
-    names = set(names)
-    all_names = _parameter_names()
-    unknown = sorted(names - set(all_names))
-    if unknown:
-        return not_yet(f"{', '.join(map(repr, unknown))}: not a parameter of the model; "
-                       f"the names are those of model.named_parameters(): {', '.join(all_names)}")
-    expected = _touched_by_loss1()
-    if names == expected:
-        return correct("loss1's backward runs through the regression head and the whole shared "
-                       "trunk; the classification head's .grad stays None")
-    if any(name.startswith("classification_head") for name in names):
-        return not_yet("loss1 is computed from the regression head's output only: its backward "
-                       "never reaches classification_head, whose .grad stays None")
-    missing = expected - names
-    if any(name.startswith("trunk") for name in missing):
-        return not_yet("loss1's backward also runs through the shared trunk, every layer of it "
-                       "(the purple nodes of Figure 2), weights and biases")
-    return not_yet("loss1 is made from the regression head's output: its backward fills the "
-                   "regression head's weight and bias too")
-
-
-# Exercise 2 -----------------------------------------------------------------------------
-
-def exercise_2(answer):
-    """answer: a function (g1, g2) -> the gradient of 0.3 * loss1 + 0.7 * loss2 with
-    respect to one parameter, given that parameter's per-task gradients g1 and g2."""
-    if answer is None:
-        return unanswered("set `answer` to a function of two gradients, "
-                          "e.g. `answer = lambda g1, g2: ...`")
-    if not callable(answer):
-        return not_yet(f"`answer` should be a function such as `lambda g1, g2: ...`, "
-                       f"not {kind(answer)}")
-    model = _fresh_model()
-    params = dict(model.named_parameters())
-    loss1, loss2 = _losses(model, *_data())
-    grads1 = torch.autograd.grad(loss1, list(params.values()), retain_graph=True,
-                                 materialize_grads=True)
-    grads2 = torch.autograd.grad(loss2, list(params.values()), retain_graph=True,
-                                 materialize_grads=True)
-    weighted = torch.autograd.grad(WEIGHT1 * loss1 + WEIGHT2 * loss2, list(params.values()),
-                                   materialize_grads=True)
-    for name, g1, g2, expected in zip(params, grads1, grads2, weighted):
-        try:
-            result = answer(g1.clone(), g2.clone())
-        except Exception as error:  # the reader's code: report it, never crash the check
-            return not_yet(f"calling answer(g1, g2) raised {_describe(error)}")
-        if not isinstance(result, torch.Tensor):
-            return not_yet(f"answer(g1, g2) should return a tensor shaped like g1, "
-                           f"got {kind(result)}")
-        if result.shape != expected.shape:
-            return not_yet(f"for {name}, answer(g1, g2) has shape {tuple(result.shape)}; "
-                           f"the gradient has the parameter's shape {tuple(expected.shape)}")
-        if _close(result, expected):
-            continue
-        if _close(result, g1 + g2):
-            return not_yet("that is the gradient of loss1 + loss2: the weights multiply each "
-                           "task's gradient too")
-        if _close(result, WEIGHT2 * g1 + WEIGHT1 * g2):
-            return not_yet("the weights are swapped: 0.3 goes with loss1 (g1), 0.7 with loss2")
-        return not_yet(f"not the gradient of {WEIGHT1} * loss1 + {WEIGHT2} * loss2 (first "
-                       f"wrong for {name}); the gradient of a * f + b * g is "
-                       "a * grad(f) + b * grad(g)")
-    return correct("gradients are linear: weighting the losses weights their gradients, so "
-                   "you can also combine per-task gradients after computing them")
-
-
-# Exercise 3 -----------------------------------------------------------------------------
-
-def _reference_step(model, optimizer, x, y_reg, y_cls):
+def sequence_b(model, optimizer, loss1, loss2):
+    loss1.backward(retain_graph=True)
     optimizer.zero_grad()
-    loss1, loss2 = _losses(model, x, y_reg, y_cls)
-    (WEIGHT1 * loss1 + WEIGHT2 * loss2).backward()
+    loss2.backward()
+
+
+def sequence_c(model, optimizer, loss1, loss2):
+    torch.autograd.grad(loss1, list(model.regression_head.parameters()))
+    loss2.backward()
+
+
+def sequence_d(model, optimizer, loss1, loss2):
+    loss2.backward(retain_graph=True)
     optimizer.step()
+    loss1.backward()
 
 
-def _variant(weight1, weight2, zero_grad=True):
-    """A wrong step, to recognise a common mistake and say which one it is."""
-    def step(model, optimizer, x, y_reg, y_cls):
-        if zero_grad:
-            optimizer.zero_grad()
-        loss1, loss2 = _losses(model, x, y_reg, y_cls)
-        (weight1 * loss1 + weight2 * loss2).backward()
-        optimizer.step()
-    return step
+SEQUENCES = {"A": sequence_a, "B": sequence_b, "C": sequence_c, "D": sequence_d}
+ERROR_NAMES = (FREED_BUFFER, VERSION_COUNTER, NO_ERROR)
+
+# The hint for a wrong answer: SEQUENCE_HINTS[label][the answer given].
+SEQUENCE_HINTS = {
+    "A": {
+        NO_ERROR: "A's third call runs loss1's backward again, down into the trunk: what did "
+                  "loss2.backward(), without retain_graph, do to the trunk's saved tensors?",
+        VERSION_COUNTER: "A changes nothing in place (there is no optimizer.step()), so no "
+                         "version moves: look at what each call keeps or frees",
+    },
+    "B": {
+        FREED_BUFFER: "in B the first call kept every saved tensor (retain_graph=True): does "
+                      "optimizer.zero_grad() touch the graph?",
+        VERSION_COUNTER: "optimizer.zero_grad() resets each .grad: does it change a parameter, "
+                         "or anything the graph saved?",
+    },
+    "C": {
+        FREED_BUFFER: "torch.autograd.grad runs only the nodes between loss1 and the tensors "
+                      "you ask for, and frees only their saved tensors: is the trunk between "
+                      "loss1 and the regression head's parameters?",
+        VERSION_COUNTER: "C changes nothing in place: torch.autograd.grad returns gradients, "
+                         "it updates no tensor",
+    },
+    "D": {
+        FREED_BUFFER: "D's first call keeps the saved tensors (retain_graph=True), so none is "
+                      "freed: what did optimizer.step() do to the tensors they include?",
+        NO_ERROR: "optimizer.step() changed in place every parameter whose .grad loss2's "
+                  "backward filled: does loss1's backward need any of them as saved?",
+    },
+}
 
 
-def _run(train_step):
-    """Run `train_step` STEPS times on a fresh model; return (parameters, trunk backward runs)."""
-    model = _fresh_model()
-    optimizer = torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)
-    runs = [0]
-
-    def count(grad):
-        runs[0] += 1
-
-    def on_trunk_output(module, inputs, features):
-        if features.requires_grad:
-            features.register_hook(count)
-
-    model.trunk.register_forward_hook(on_trunk_output)
-    x, y_reg, y_cls = _data()
-    with torch.random.fork_rng(devices=[]):
-        for _ in range(STEPS):
-            train_step(model, optimizer, x, y_reg, y_cls)
-    return torch.nn.utils.parameters_to_vector(model.parameters()).detach(), runs[0]
+def _error_raised_by_sequence(model_class, sequence):
+    model, optimizer = _fresh(model_class)
+    loss1, loss2 = _losses(model, _data())
+    return error_raised_by(lambda: sequence(model, optimizer, loss1, loss2))
 
 
-MISTAKES = [
-    (_variant(1.0, 1.0), "it trains on loss1 + loss2: weight them, 0.3 * loss1 + 0.7 * loss2"),
-    (_variant(WEIGHT2, WEIGHT1), "the weights are swapped: 0.3 goes with loss1, 0.7 with loss2"),
-    (_variant(WEIGHT1, WEIGHT2, zero_grad=False),
-     "the second step used the first step's gradients as well: call optimizer.zero_grad() "
-     "before backward"),
-    (_variant(WEIGHT1, 0.0), "only loss1 was trained: the step should use both losses"),
-    (_variant(0.0, WEIGHT2), "only loss2 was trained: the step should use both losses"),
-]
+def _read_errors(answer):
+    """The reader's {label: error name}, or a hint saying what is wrong with its form."""
+    example = "{" + ", ".join(f'"{label}": ...' for label in SEQUENCES) + "}"
+    names = ", ".join(f'"{name}"' for name in ERROR_NAMES)
+    if not isinstance(answer, dict):
+        return None, f"give a dict from each sequence to an error, {example}, not {kind(answer)}"
+    given = {}
+    for label, error in answer.items():
+        if not isinstance(label, str) or label.strip().upper() not in SEQUENCES:
+            return None, f"{label!r} is not a sequence: the sequences are {', '.join(SEQUENCES)}"
+        if not isinstance(error, str) or error.strip().lower() not in ERROR_NAMES:
+            return None, f"sequence {label.strip().upper()}: {error!r} is not one of {names}"
+        given[label.strip().upper()] = error.strip().lower()
+    missing = [label for label in SEQUENCES if label not in given]
+    if missing:
+        return None, f"say what sequence {', '.join(missing)} raises too, as one of {names}"
+    return given, None
 
 
-def exercise_3(answer):
-    """answer: weighted_train_step(model, optimizer, x, y_reg, y_cls), one training step
-    on 0.3 * loss1 + 0.7 * loss2 (MSE of the regression head, cross-entropy of the
-    classification head) with one backward pass through the trunk."""
-    signature = "weighted_train_step(model, optimizer, x, y_reg, y_cls)"
+def exercise_1(answer, model_class=None):
+    """answer: {"A": ..., "B": ..., "C": ..., "D": ...}, each "freed buffer", "version
+    counter" or "none": what the sequence raises on a fresh TwoHeadNet."""
     if answer is None:
-        return unanswered(f"set `answer` to your function {signature}")
-    if not callable(answer):
-        return not_yet(f"`answer` should be a function {signature}, "
-                       f"not {kind(answer)}")
-    try:
-        parameters, trunk_runs = _run(answer)
-    except RuntimeError as error:
-        if "backward through the graph a second time" in str(error):
-            return not_yet("the second backward() found the trunk's saved tensors freed: "
-                           "combine the two losses into one and call backward() once")
-        if "modified by an inplace operation" in str(error):
-            return not_yet("a parameter was updated between two backward calls: step once, "
-                           "after the gradient of the whole weighted loss is in .grad")
-        return not_yet(f"calling {signature} raised {_describe(error)}")
-    except Exception as error:  # the reader's code: report it, never crash the check
-        return not_yet(f"calling {signature} raised {_describe(error)}")
-    expected, _ = _run(_reference_step)
-    start = torch.nn.utils.parameters_to_vector(_fresh_model().parameters()).detach()
-    if not _close(parameters, expected):
-        if _close(parameters, start):
-            return not_yet("the parameters did not change: call optimizer.step() after backward")
-        for mistake, hint in MISTAKES:
-            if _close(parameters, _run(mistake)[0]):
-                return not_yet(hint)
-        return not_yet("the parameters differ from one SGD step on 0.3 * loss1 + 0.7 * loss2: "
-                       "compute both losses from model(x) with the y_reg and y_cls passed in "
-                       "(mse_loss, cross_entropy), weight them, backward once, step once")
-    if trunk_runs != STEPS:
-        return not_yet(f"right update, but backward ran through the trunk {trunk_runs} times in "
-                       f"{STEPS} steps: make one weighted loss from one forward pass and call "
-                       "backward() on it once, so that the trunk's backward runs once per step")
-    return correct("one forward, one backward through the shared trunk, one step: the cheapest "
-                   "way to train on several losses")
+        return unanswered('set `answer` to a dict {"A": ..., "B": ..., "C": ..., "D": ...}, each '
+                          '"freed buffer", "version counter" or "none"')
+    problem = _model_class_problem(model_class)
+    if problem:
+        return not_yet(problem)
+    given, problem = _read_errors(answer)
+    if problem:
+        return not_yet(problem)
+    right = {label: _error_raised_by_sequence(model_class, sequence)
+             for label, sequence in SEQUENCES.items()}
+    wrong = [label for label in SEQUENCES if given[label] != right[label]]
+    if not wrong:
+        return correct("a backward fails when it needs a saved tensor that an earlier call "
+                       "freed, or that changed in place since it was saved; a call that never "
+                       "runs through a node, or that touches only .grad, leaves it whole")
+    label = wrong[0]
+    hint = SEQUENCE_HINTS[label].get(given[label],
+                                     f"run sequence {label} in your head, call by call")
+    return not_yet(f"{len(SEQUENCES) - len(wrong)} of {len(SEQUENCES)} right. {label}: {hint}")
+
+
+# Exercise 2: which changes fix the broken loop? -----------------------------------------
+# The loop: STEPS times, (loss1, loss2) from a forward pass, optimizer.zero_grad(),
+# loss1.backward(), loss2.backward(), optimizer.step(). Each change replaces the two
+# backward calls with the body below; the notebook shows them, tests keep them the same.
+
+STEPS = 3
+
+
+def change_a(model, loss1, loss2):
+    loss1.backward(retain_graph=True)
+    loss2.backward()
+
+
+def change_b(model, loss1, loss2):
+    loss1.backward()
+    loss2.backward(retain_graph=True)
+
+
+def change_c(model, loss1, loss2):
+    (loss1 + loss2).backward()
+
+
+def change_d(model, loss1, loss2):
+    torch.autograd.grad([loss1, loss2], list(model.parameters()))
+
+
+def change_e(model, loss1, loss2):
+    torch.autograd.backward([loss1, loss2])
+
+
+def the_broken_loop(model, loss1, loss2):
+    loss1.backward()
+    loss2.backward()
+
+
+CHANGES = {"A": change_a, "B": change_b, "C": change_c, "D": change_d, "E": change_e}
+
+
+def _train(model_class, backward):
+    """Run the loop with `backward` in place of its two calls: (error, parameters, passes)."""
+    model, optimizer = _fresh(model_class)
+    data = _data()
+
+    def loop():
+        for _ in range(STEPS):
+            loss1, loss2 = _losses(model, data)
+            optimizer.zero_grad()
+            backward(model, loss1, loss2)
+            optimizer.step()
+
+    with backward_passes(model.trunk) as passes:
+        error = error_raised_by(loop)
+    parameters = torch.nn.utils.parameters_to_vector(model.parameters()).detach()
+    return error, parameters, passes.count
+
+
+def _outcome(model_class, backward, intended, start):
+    """None if `backward` does what the loop intends, else what goes wrong (a hint's end)."""
+    error, parameters, passes = _train(model_class, backward)
+    if error != NO_ERROR:
+        return (f"the loop still raises the {error} error: which call needs what an earlier "
+                "one freed or changed?")
+    if torch.allclose(parameters, start):
+        return ("it runs, but the parameters never move: where do the gradients go, and "
+                "where does optimizer.step() read them?")
+    if not torch.allclose(parameters, intended, atol=1e-6):
+        return "it runs, but its update is not one SGD step on loss1 + loss2"
+    if passes != STEPS:
+        return (f"it trains right, but walks the trunk backward {passes // STEPS} times a step, "
+                "where one pass can do")
+    return None
+
+
+def _intended(model_class):
+    """The loop as meant: one update on loss1 + loss2 per step, gradients from autograd.grad."""
+    model, _ = _fresh(model_class)
+    data = _data()
+    for _ in range(STEPS):
+        params = list(model.parameters())
+        grads = torch.autograd.grad(sum(_losses(model, data)), params)
+        with torch.no_grad():
+            for param, grad in zip(params, grads):
+                param -= LEARNING_RATE * grad
+    return torch.nn.utils.parameters_to_vector(model.parameters()).detach()
+
+
+def exercise_2(answer, model_class=None):
+    """answer: the set of letters of the changes (A to E) that make the broken loop train
+    on loss1 + loss2, one update per step, with one backward pass through the trunk."""
+    letters = "A to " + list(CHANGES)[-1]
+    if answer is None:
+        return unanswered(f"set `answer` to the set of letters ({letters}) of the changes "
+                          'that work, such as {"A", "B"}')
+    problem = _model_class_problem(model_class)
+    if problem:
+        return not_yet(problem)
+    given = labels(answer)
+    if given is None:
+        return not_yet(f'give a set of letters ({letters}), such as {{"A", "B"}}, '
+                       f'not {kind(answer)}')
+    problem = hint_for_unknown_labels(given, CHANGES)
+    if problem:
+        return not_yet(problem)
+    if not given:
+        return not_yet("at least one of the changes works: try each one call by call")
+    intended = _intended(model_class)
+    start = torch.nn.utils.parameters_to_vector(_fresh(model_class)[0].parameters()).detach()
+    outcomes = {label: _outcome(model_class, change, intended, start)
+                for label, change in CHANGES.items()}
+    for label in sorted(given):
+        if outcomes[label] is not None:
+            return not_yet(f"{label}: {outcomes[label]}")
+    right = {label for label, outcome in outcomes.items() if outcome is None}
+    if given != right:
+        return not_yet("the changes you chose work, but they are not the only ones: ask of "
+                       "each change whether it runs, puts the gradient of loss1 + loss2 where "
+                       "optimizer.step() reads it, and walks the trunk once")
+    return correct("one backward pass from both losses fills .grad, then one step; "
+                   "retain_graph on the first call pays for a second pass through the trunk, "
+                   "on the second call it comes too late, and autograd.grad leaves .grad "
+                   "empty for the step")
