@@ -164,6 +164,14 @@ def one_backward_at_the_end(lstm, head, chunks, optimizer):
     optimizer.step()
 
 
+def state_from_zeros_each_chunk(lstm, head, chunks, optimizer):
+    for inputs, targets in chunks:
+        outputs, _ = lstm(inputs)  # no error, but nothing carried from chunk to chunk
+        optimizer.zero_grad()
+        F.mse_loss(head(outputs), targets).backward()
+        optimizer.step()
+
+
 def no_backward(lstm, head, chunks, optimizer):
     pass
 
@@ -183,6 +191,8 @@ def raises_value_error(lstm, head, chunks, optimizer):
     (never_zeroes, "zero the gradients"),
     (never_steps, "differ from truncated BPTT's"),
     (one_backward_at_the_end, "one backward and one optimizer step per chunk"),
+    (state_from_zeros_each_chunk, "starts from a zero state"),
+    (lesson06._truncated_bptt, "the checker's own function"),
     (no_backward, "never called"),
     (raises_value_error, "ValueError: not today"),
 ])
@@ -192,7 +202,7 @@ def test_exercise_1_wrong_with_a_hint_that_fits(answer, words):
 
 
 def test_exercise_1_hints_never_give_the_fix_away():
-    for answer in (the_broken_function, detach_h_only, retain):
+    for answer in (the_broken_function, detach_h_only, retain, state_from_zeros_each_chunk):
         assert "detach" not in lesson06.exercise_1(answer).message
 
 

@@ -401,7 +401,7 @@ def test_lstm_without_detaching_fails_and_the_reference_runs_flat():
     lstm, head, chunks = lesson06.lstm_task()
     optimizer = torch.optim.SGD([*lstm.parameters(), *head.parameters()], lr=0.1)
     with watch_backward_calls() as calls:
-        lesson06.truncated_bptt(lstm, head, chunks, optimizer)
+        lesson06._truncated_bptt(lstm, head, chunks, optimizer)
     assert len(calls) == len(chunks) and not any(call.retain_graph for call in calls)
     kept = [call.retained_bytes for call in calls]
     assert max(kept) - min(kept) <= 2 * 6 * 4  # flat, up to the zero start state counted once

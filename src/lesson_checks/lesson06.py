@@ -44,13 +44,24 @@ def lstm_task(seed=1):
         return nn.LSTM(1, 6, batch_first=True), nn.Linear(6, 1), waves_in_chunks()
 
 
-def truncated_bptt(lstm, head, chunks, optimizer):
-    """The reference: carry the state's value across chunks, cut its graph."""
+def _truncated_bptt(lstm, head, chunks, optimizer):
+    """The reference: carry the state's value across chunks, cut its graph. Private, so
+    that `answer = lesson06._truncated_bptt` is not what tab completion offers."""
     state = None
     for inputs, targets in chunks:
         if state is not None:
             state = tuple(s.detach() for s in state)
         outputs, state = lstm(inputs, state)
+        loss = F.mse_loss(head(outputs), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def _state_from_zeros_each_chunk(lstm, head, chunks, optimizer):
+    """A wrong answer worth its own hint: no error, but no state carried across either."""
+    for inputs, targets in chunks:
+        outputs, _ = lstm(inputs)
         loss = F.mse_loss(head(outputs), targets)
         optimizer.zero_grad()
         loss.backward()
@@ -63,6 +74,10 @@ def _trained_weights(train):
     optimizer = torch.optim.SGD(_parameters(lstm, head), lr=LEARNING_RATE)
     train(lstm, head, chunks, optimizer)
     return [p.detach().clone() for p in _parameters(lstm, head)], len(chunks)
+
+
+def _same(weights, others):
+    return all(torch.allclose(a, b, atol=1e-6) for a, b in zip(weights, others))
 
 
 def _hint_for_error(error):
@@ -91,6 +106,9 @@ def exercise_1(answer) -> Verdict:
     if not callable(answer):
         return not_yet(f"expected your function, e.g. `answer = train_lstm_on_chunks`; "
                        f"got {kind(answer)}")
+    if getattr(answer, "__module__", None) == __name__:
+        return not_yet("that is the checker's own function: fix train_lstm_on_chunks in "
+                       "the notebook and answer with it")
     with watch_backward_calls() as calls:
         try:
             trained, n_chunks = _trained_weights(answer)
@@ -105,8 +123,12 @@ def exercise_1(answer) -> Verdict:
     if len(calls) != n_chunks:
         return not_yet(f"backward was called {len(calls)} times for {n_chunks} chunks: one "
                        "backward and one optimizer step per chunk")
-    expected, _ = _trained_weights(truncated_bptt)
-    if not all(torch.allclose(a, b, atol=1e-6) for a, b in zip(trained, expected)):
+    expected, _ = _trained_weights(_truncated_bptt)
+    if not _same(trained, expected):
+        if _same(trained, _trained_weights(_state_from_zeros_each_chunk)[0]):
+            return not_yet(f"it runs, but every chunk starts from a zero state, as if the "
+                           f"{n_chunks} chunks were separate sequences: the state a chunk "
+                           "ends with should start the next one")
         return not_yet("it runs without keeping old chunks, but the trained weights differ "
                        "from truncated BPTT's: per chunk, zero the gradients, backward the "
                        "MSE of head(outputs) against the targets, then step once")
@@ -268,5 +290,5 @@ def exercise_2(answer) -> Verdict:
         f"{number}: {right[number]}" for number in SEQUENCES) + ".")
 
 
-__all__ = ["exercise_1", "exercise_2", "lstm_task", "waves_in_chunks", "truncated_bptt",
+__all__ = ["exercise_1", "exercise_2", "lstm_task", "waves_in_chunks",
            "SEQUENCES", "ERRORS", "error_of_sequence"]
