@@ -41,7 +41,7 @@ def test_exercise_1_right(answer):
     (RIGHT_BYTES - 4 * 25 * 10, ["input batch x"]),             # x forgotten
     (RIGHT_BYTES - 4 * 25 * 3, ["output", "pow(2)"]),           # the output forgotten
     (RIGHT_BYTES - 4 * 25 * 2, ["3 wide"]),                     # the output taken 1 wide
-    (RIGHT_BYTES + 4 * (40 * 20 + 20 * 3), ["Wᵀ", "leaves"]),   # the saved weights counted
+    (RIGHT_BYTES + 4 * (40 * 20 + 20 * 3), ["Wᵀ", "views", "leaves"]),  # saved weights counted
     (RIGHT_BYTES + 4 * 1323, ["parameters", "leaves"]),         # every parameter added
     (RIGHT_BYTES // 4, ["elements"]),                           # elements, not bytes
     # the ReLU formula copied as is: GELU's input missing and the output taken 1 wide
@@ -84,6 +84,9 @@ def test_exercise_2_right(answer):
     ({"C", "E", "F"}, "A"),            # believes eval() stops the graph
     ({"A", "B", "C", "E", "F"}, "B"),  # B keeps nodes, not saved tensors
     ({"A", "C", "E"}, "F"),            # misses that `loss` still names the last graph
+    ({"A", "E", "F"}, "C"),            # misses what the retained last graph keeps
+    ({"A", "C", "D", "E", "F"}, "D"),  # believes no_grad still saves
+    ({"A", "C", "F"}, "E"),            # misses the classic leak
     ({"E"}, "A"),                      # the classic leak alone: A comes first
     (set(lesson05.SNIPPETS), "B"),     # everything
     (set(), "A"),                      # nothing

@@ -89,7 +89,7 @@ def _exercise_1_slips() -> list:
         (batch_of(1) - batch_of(last.out_features), "the model's output is 3 wide here, not "
          "1: pow(2) saves all of it"),
         (saved_weights, "you counted the weights (Wᵀ) that the 2nd and 3rd addmm save: "
-         "they are parameters, leaves, which retained_bytes leaves out by default"),
+         "they are views of the parameters, leaves, which retained_bytes leaves out by default"),
         (parameters, "you added the parameters: they are leaves, alive with or without the "
          "graph, which retained_bytes leaves out by default"),
     ]
