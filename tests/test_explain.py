@@ -156,3 +156,12 @@ def test_the_readmes_note_is_what_the_runner_prints():
     shown = shown[:shown.index("```")]
     printed = run("before_loop.py").stderr
     assert printed[printed.index("autograd_lens.explain:"):] == shown
+
+
+@pytest.mark.parametrize("pattern", sorted(set(PATTERNS.values())), ids=lambda p: p[2])
+def test_each_fix_points_to_a_lesson_that_exists(pattern):
+    match = re.fullmatch(r"lesson (\d\d)(?:, section (\d+))?", pattern[2])
+    assert match, pattern[2]
+    (lesson,) = (SCRIPTS.parent.parent / "notebooks").glob(f"{match[1]}_*.ipynb")
+    if match[2]:
+        assert re.search(rf'"## {match[2]}\. ', lesson.read_text()), (lesson.name, match[2])
