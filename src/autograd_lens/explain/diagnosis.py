@@ -22,7 +22,8 @@ BEFORE_THE_LOOP = (
 CARRIED = (
     "a tensor carried over from the previous iteration (hidden state, a cache, a running "
     "estimate): this iteration's graph reaches into the last one's, already freed",
-    "cut the link at the start of each iteration: hidden = hidden.detach()",
+    "cut the link at the start of each iteration with detach(), as in "
+    "hidden = hidden.detach()",
     "lesson 06, section 2")
 RUNNING_TOTAL = (
     "a running total that is backpropagated every step (total = total + loss): it holds "
@@ -134,7 +135,7 @@ def add_diagnosis(error, recorder, call, roots):
     if FREED_TEXT in str(error):
         lines = _freed_note(recorder, call, roots)
     elif VERSION_TEXT in str(error):
-        lines = _version_note(recorder, call, roots, _numel_in_message(error))
+        lines = _version_note(recorder, call, roots, _shape_in_message(error))
     else:
         return
     if lines:
@@ -209,13 +210,13 @@ def _changed_tensors(recorder, record, numel):
     return sorted(found, key=lambda pair: pair[0].numel() != numel)
 
 
-def _numel_in_message(error):
-    """autograd names the changed tensor as '[torch.FloatTensor [8, 2]]': its size."""
+def _shape_in_message(error):
+    """autograd names the changed tensor as '[torch.FloatTensor [8, 2]]': its shape."""
     match = re.search(r"\[torch\.\w+ \[([\d, ]*)\]\]", str(error))
-    return math.prod(int(n) for n in match.group(1).split(",") if n.strip()) if match else None
+    return tuple(int(n) for n in match.group(1).split(",") if n.strip()) if match else None
 
 
-def _version_note(recorder, call, roots, numel):
+def _version_note(recorder, call, roots, saved_shape):
     node, _, _ = _failing_node(roots, _modified)
     if node is None:
         return None
@@ -227,11 +228,17 @@ def _version_note(recorder, call, roots, numel):
     if record is not None and record.created_at is not None:
         lines += [f"  {node.name()} was made at {where(record.created_at)}:",
                   *_site_lines(record.created_at)]
+    numel = math.prod(saved_shape) if saved_shape is not None else None
     changes = _changed_tensors(recorder, record, numel)
     if not changes:
         return lines
     tensor, change = changes[0]
     what = "an optimizer step" if change.by_optimizer else "an in-place operation"
-    lines += [f"  A tensor of shape {tuple(tensor.shape)} that it saved was changed by {what} "
-              f"at {where(change.site)}:", *_site_lines(change.site)]
+    if saved_shape is None or tuple(tensor.shape) == saved_shape:
+        whose = f"That tensor, of shape {tuple(tensor.shape)},"
+    else:  # e.g. a Linear layer saves weight.T, a view of the (out, in) weight
+        whose = (f"What it saved (shape {saved_shape}) was made from a tensor of shape "
+                 f"{tuple(tensor.shape)}, which")
+    lines += [f"  {whose} was changed by {what} at {where(change.site)}:",
+              *_site_lines(change.site)]
     return lines + _pattern_lines(OPTIMIZER_STEP if change.by_optimizer else IN_PLACE)
