@@ -293,7 +293,7 @@ def test_what_the_saved_tensors_keep_alive(case):
     left_by_two_calls = retained_bytes(loss1, loss2)
     assert 0 < left_by_two_calls < after_forward  # head 1's saved tensors outlive the calls
 
-    # every way starts from the same bytes, the peak; only what is left after differs
+    # every way starts from the same saved bytes, their highest; only what is left after differs
     for way in WAYS:
         model, _, losses = case()
         loss1, loss2 = losses()
