@@ -130,7 +130,7 @@ def test_exercise_1_the_given_loop_fails_in_step_1_and_its_fix_learns():
     encoder, head, opt = make_net()
     assert error_raised_by(lambda: train_with_anchor(encoder, head, opt, x, y, 8)) \
         == FREED_BUFFER
-    losses = lesson07.anchor_kept_from_before_training(*make_net(), x, y, 8)
+    losses = lesson07._anchor_kept_from_before_training(*make_net(), x, y, 8)
     assert losses[-1] < losses[0] / 2
 
 
@@ -292,7 +292,7 @@ def test_exercise_2_the_given_loop_fails_in_step_0_and_its_fix_learns():
     encoder, head, opt = make_net()
     assert error_raised_by(lambda: train_on_directions(encoder, head, opt, x, y, 1)) \
         == VERSION_COUNTER
-    losses = lesson07.unit_rows_out_of_place(*make_net(), x, y, 8)
+    losses = lesson07._unit_rows_out_of_place(*make_net(), x, y, 8)
     assert losses[-1] < losses[0] / 2
 
 
@@ -349,6 +349,15 @@ def retained(encoder, head, opt, x, y, steps):
 def test_exercise_2_wrong(answer, words):
     verdict = exercise_2(answer)
     assert is_not_yet(verdict, *words), verdict
+
+
+@pytest.mark.parametrize("check, reference", [
+    (exercise_1, lesson07._anchor_kept_from_before_training),
+    (exercise_1, lesson07._anchor_made_every_step),
+    (exercise_2, lesson07._unit_rows_out_of_place)])
+def test_the_checkers_own_functions_are_refused(check, reference):
+    verdict = check(reference)
+    assert is_not_yet(verdict, "checker's own function"), verdict
 
 
 # What a check cell must survive, and must leave as it was.

@@ -8,6 +8,7 @@ defines the lesson's net. Each checker:
 - builds a fresh net with `make_net()` (its seeding is kept from the reader's random
   numbers) and runs the reader's function for STEPS steps, watching every backward call
   (`spying.watch_backward_calls`);
+- refuses a function of this module (the references are private, but importable);
 - turns an error into a hint (the freed-buffer and in-place errors by name);
 - refuses `retain_graph=True`, and a graph that grows from step to step: the bytes the
   saved tensors of each backward's graph keep alive (`retained_bytes`, read by the spy
@@ -99,6 +100,9 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
         return unanswered(f"fix {name}, then set `answer = {name}` and run this cell again")
     if not callable(answer):
         return not_yet(f"expected your function, e.g. `answer = {name}`; got {kind(answer)}")
+    if getattr(answer, "__module__", None) == __name__:
+        return not_yet(f"that is the checker's own function: fix {name} in the notebook "
+                       "and answer with it")
     try:
         expected_losses, expected = _train(reference, make_net, x, y)
     except _BadSetup:
@@ -158,8 +162,9 @@ def _anchored(encoder, head, opt, x, y, steps, anchor_of):
     return losses
 
 
-def anchor_kept_from_before_training(encoder, head, opt, x, y, steps):
-    """The intended fix: the first step's features, as values with no graph behind them."""
+def _anchor_kept_from_before_training(encoder, head, opt, x, y, steps):
+    """The intended fix: the first step's features, as values with no graph behind them.
+    Private, like the other references here: a check refuses this module's functions."""
     return _anchored(encoder, head, opt, x, y, steps,
                      lambda features, anchor: features.detach() if anchor is None else anchor)
 
@@ -174,7 +179,7 @@ def exercise_1(answer, make_net=None, x=None, y=None) -> Verdict:
     """train_with_anchor, fixed: the penalty pulls the features towards those the
     encoder gave before training, and no step's backward reaches an earlier step."""
     return _check(answer, make_net, x, y, name="train_with_anchor",
-                  reference=anchor_kept_from_before_training,
+                  reference=_anchor_kept_from_before_training,
                   wrong_fixes={_anchor_made_every_step: (
                       "it runs, but the penalty never pulls the features back (is the anchor "
                       "made again in every step, equal to the features it is compared "
@@ -184,7 +189,7 @@ def exercise_1(answer, make_net=None, x=None, y=None) -> Verdict:
 
 # Exercise 2: rows scaled to unit length, in place, inside a helper.
 
-def unit_rows_out_of_place(encoder, head, opt, x, y, steps):
+def _unit_rows_out_of_place(encoder, head, opt, x, y, steps):
     """The intended fix: the same division, as a new tensor."""
     losses = []
     for _ in range(steps):
@@ -217,7 +222,7 @@ def exercise_2(answer, make_net=None, x=None, y=None) -> Verdict:
               "normalisation is hidden from autograd (a .detach(), .data or "
               "torch.no_grad()), and backward must see both the division and the norm")
     return _check(answer, make_net, x, y, name="train_on_directions",
-                  reference=unit_rows_out_of_place,
+                  reference=_unit_rows_out_of_place,
                   wrong_fixes={_rows_not_scaled: (
                       "it runs, but the rows are no longer scaled to length 1: keep the "
                       "division, without changing in place a tensor that autograd saved")},
