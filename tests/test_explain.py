@@ -23,6 +23,7 @@ PATTERNS = {
     "before_loop.py": diagnosis.BEFORE_THE_LOOP,
     "carried.py": diagnosis.CARRIED,
     "carried_in_function.py": diagnosis.CARRIED,
+    "cached.py": diagnosis.BEFORE_THE_LOOP,
     "running_total.py": diagnosis.RUNNING_TOTAL,
     "two_losses.py": diagnosis.TWO_LOSSES,
     "grad_twice.py": diagnosis.TWO_LOSSES,

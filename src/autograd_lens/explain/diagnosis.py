@@ -1,6 +1,7 @@
 """The note that `explain` adds to autograd's two errors: what was lost, where it was made,
 who lost it, and the likely pattern with its usual fix."""
 import linecache
+from collections import deque
 import math
 import os
 import re
@@ -52,7 +53,7 @@ OPTIMIZER_STEP = (
 IN_PLACE = (
     "an in-place operation in your code changed a tensor that the graph had saved for "
     "backward",
-    "use the out-of-place form (x = x * 2, not x.mul_(2) or x *= 2), or change a clone()",
+    "use the out-of-place form (x = x * 2, not x.mul_(2) or x *= 2)",
     "lesson 07")
 
 
@@ -104,16 +105,29 @@ def _saved_names(node):
     return ", ".join(attribute for attribute, _, _ in _read_saved(node)) or "nothing"
 
 
+def _walk(roots, stop):
+    """Every node reachable from `roots`, not going past `stop` nodes, each with the node
+    it was first reached from (None for a root): a shortest path back to the roots."""
+    parent = {root: None for root in roots if root is not None}
+    queue = deque(parent)
+    while queue:
+        node = queue.popleft()
+        if stop(node):
+            continue
+        for child, _ in node.next_functions:
+            if child is not None and child not in parent:
+                parent[child] = node
+                queue.append(child)
+    return parent
+
+
 def _failing_node(roots, lost_here):
     """The node the engine stopped at: among the nodes first met from the roots for which
     `lost_here(node)` holds, the one made last (the engine runs later nodes first)."""
-    lost, visited = [], []
-    for node in nodes_from(roots, stop=lost_here):
-        visited.append(node)
-        if lost_here(node):
-            lost.append(node)
+    parent = _walk(roots, lost_here)
+    lost = [node for node in parent if lost_here(node)]
     node = max(lost, key=lambda n: n._sequence_nr(), default=None)
-    return node, lost, visited
+    return node, lost, parent
 
 
 def _freed_earlier(node):
@@ -160,7 +174,7 @@ def _pattern_lines(pattern):
 
 
 def _freed_note(recorder, call, roots):
-    node, lost, visited = _failing_node(roots, _freed_earlier)
+    node, lost, parent = _failing_node(roots, _freed_earlier)
     if node is None:
         return None
     record = record_of(node)
@@ -179,18 +193,21 @@ def _freed_note(recorder, call, roots):
     lines += [f"  It was freed by {_call_words(freer)}:", *_site_lines(freer.site)]
     if len(lost) > 1:
         lines.append(f"  ({len(lost) - 1} more node(s) on this path were freed too.)")
-    return lines + _pattern_lines(_freed_pattern(recorder, call, record, freer, visited))
+    return lines + _pattern_lines(_freed_pattern(call, node, record, freer, parent))
 
 
-def _freed_pattern(recorder, call, record, freer, visited):
-    reached_earlier_roots = any(freer.number in (record_of(n).root_of if record_of(n) else [])
-                                for n in visited)
-    if reached_earlier_roots:
-        return RUNNING_TOTAL
+def _freed_pattern(call, node, record, freer, parent):
+    if any(freer.number in record_of(n).root_of for n in parent if record_of(n)):
+        return RUNNING_TOTAL  # this graph reaches back to where the earlier call started
     if freer.site == call.site:  # the same backward line again: a loop
-        # Did the line that made the node run again after it was freed? Then it runs in
-        # every iteration, and the node came from the previous one.
-        if recorder.last_made_at.get(record.created_at, -1) >= freer.number:
+        # Carried state (hidden = cell(x, hidden)) reaches the old node through a node that
+        # the same line made in this iteration; a cached or precomputed tensor does not.
+        path = []
+        while parent[node] is not None:
+            node = parent[node]
+            path.append(record_of(node))
+        if any(r is not None and r.created_at == record.created_at
+               and r.calls_before >= freer.number for r in path):
             return CARRIED
         return BEFORE_THE_LOOP
     if call.steps_before > freer.steps_before:

@@ -129,7 +129,6 @@ class Recorder(TorchFunctionMode):
         self.calls = []
         self.steps = 0
         self.changes = {}  # id(tensor) -> (weakref, InPlaceChange)
-        self.last_made_at = {}  # Site -> backward calls made before it last made a node
         self._step_hook = None
 
     # The program's optimizer steps, counted (a GAN step has one between its two losses).
@@ -169,7 +168,6 @@ class Recorder(TorchFunctionMode):
     def _created(self, new_nodes, tensors):
         """Tag the nodes this call made (a composite such as cross_entropy makes several)."""
         site, calls = program_site(), len(self.calls)
-        self.last_made_at[site] = calls
         versions = [(weakref.ref(t), t._version) for t in tensors]
         for node in nodes_from(new_nodes, stop=lambda n: record_of(n) is not None):
             if record_of(node) is None:
