@@ -144,8 +144,8 @@ def test_exercise_2_wrong_answers(answer, words):
 
 
 @pytest.mark.parametrize("answer, words", [
-    ({"F"}, "unknown label(s) F"), ("CE", "give a set of letters"),
-    ({"C": True}, "give a set of letters"), ([3], "give a set of letters"),
+    ({"F"}, "unknown label(s) F"), ("CE", "expected a set of labels"),
+    ({"C": True}, "expected a set of labels"), ([3], "expected a set of labels"),
 ])
 def test_exercise_2_odd_answers(answer, words):
     assert is_not_yet(exercise_2(answer, TwoHeadNet), words)

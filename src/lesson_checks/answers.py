@@ -60,6 +60,17 @@ def labels(answer):
     return {label.strip().upper() for label in answer}
 
 
+def read_labels(answer, choices):
+    """(labels, None) for an answer that is a set of labels among `choices`, else
+    (None, a one-line hint saying what is wrong: not labels at all, or unknown labels)."""
+    chosen = labels(answer)
+    if chosen is None:
+        example = "{" + ", ".join(repr(label) for label in list(choices)[:2]) + "}"
+        return None, f"expected a set of labels such as {example}; got {kind(answer)}"
+    hint = hint_for_unknown_labels(chosen, choices)
+    return (None, hint) if hint else (chosen, None)
+
+
 def hint_for_unknown_labels(given, choices):
     """A hint naming the labels in `given` that are not keys of `choices`, or None."""
     unknown = sorted(given - choices.keys())

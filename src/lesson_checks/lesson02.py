@@ -18,7 +18,7 @@ import torch
 
 from autograd_lens import saved_tensors
 
-from .answers import hint_for_unknown_labels, kind, labels, raised
+from .answers import kind, raised, read_labels
 from .errors import FREED_BUFFER, NO_ERROR, error_raised_by, which_error
 from .seeding import fresh_leaf
 from .spying import watch_backward_calls
@@ -93,10 +93,7 @@ def exercise_1(answer) -> Verdict:
     """Which expressions survive a second backward() without retain_graph=True?"""
     if answer is None:
         return unanswered("set `answer` to the set of labels that survive, e.g. {'A', 'B'}")
-    chosen = labels(answer)
-    if chosen is None:
-        return not_yet(f"expected a set of labels such as {{'A', 'B'}}, got {kind(answer)}")
-    hint = hint_for_unknown_labels(chosen, EXPRESSIONS)
+    chosen, hint = read_labels(answer, EXPRESSIONS)
     if hint:
         return not_yet(hint)
     survivors = {label for label in EXPRESSIONS if _survives_second_backward(label)}
@@ -175,10 +172,7 @@ def exercise_2(answer) -> Verdict:
     if answer is None:
         return unanswered("set `answer` to the set of labels still alive, e.g. {'A', 'B'} "
                           "(or set() for none)")
-    chosen = labels(answer)
-    if chosen is None:
-        return not_yet(f"expected a set of labels such as {{'A', 'B'}}, got {kind(answer)}")
-    hint = hint_for_unknown_labels(chosen, SAVED_2)
+    chosen, hint = read_labels(answer, SAVED_2)
     if hint:
         return not_yet(hint)
     alive = _alive_after_calls()

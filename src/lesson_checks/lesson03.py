@@ -11,7 +11,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .answers import as_float_tensor, close, hint_for_unknown_labels, kind, labels, raised
+from .answers import as_float_tensor, close, kind, raised, read_labels
 from .seeding import fresh, seeded
 from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
@@ -152,13 +152,9 @@ def exercise_2(answer) -> Verdict:
     if answer is None:
         return unanswered('replace None with the set of labels whose layer keeps the '
                           'equality, e.g. {"A", "D"}, or set() for none')
-    given = labels(answer)
-    if given is None:
-        return not_yet(f'give a set of labels such as {{"A", "D"}}, or set() for none; '
-                       f"got {kind(answer)}")
-    unknown = hint_for_unknown_labels(given, LAYERS)
-    if unknown:
-        return not_yet(unknown)
+    given, hint = read_labels(answer, LAYERS)
+    if hint:
+        return not_yet(hint)
     keeps = {label for label in LAYERS if keeps_the_equality(label)}
     if given == keeps:
         breaks = sorted(set(LAYERS) - keeps)

@@ -18,7 +18,7 @@ from torch import nn
 
 from autograd_lens import backward_passes
 
-from .answers import hint_for_unknown_labels, kind, labels
+from .answers import kind, read_labels
 from .errors import FREED_BUFFER, NO_ERROR, VERSION_COUNTER, describe, error_raised_by
 from .seeding import seeded
 from .verdict import correct, not_yet, unanswered
@@ -271,13 +271,9 @@ def exercise_2(answer, model_class=None):
     problem = _model_class_problem(model_class)
     if problem:
         return not_yet(problem)
-    given = labels(answer)
-    if given is None:
-        return not_yet(f'give a set of letters ({letters}), such as {{"A", "B"}}, '
-                       f'not {kind(answer)}')
-    problem = hint_for_unknown_labels(given, CHANGES)
-    if problem:
-        return not_yet(problem)
+    given, hint = read_labels(answer, CHANGES)
+    if hint:
+        return not_yet(hint)
     if not given:
         return not_yet("at least one of the changes works: try each one call by call")
     intended = _intended(model_class)

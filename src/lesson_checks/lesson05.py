@@ -15,7 +15,7 @@ from torch import nn
 
 from autograd_lens import retained_bytes
 
-from .answers import as_number, close, hint_for_unknown_labels, kind, labels, raised
+from .answers import as_number, close, kind, raised, read_labels
 from .seeding import fresh
 from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
@@ -196,10 +196,7 @@ def exercise_2(answer) -> Verdict:
     if answer is None:
         return unanswered("set `answer` to the set of labels that keep saved tensors "
                           "alive, e.g. {'A', 'B'}")
-    chosen = labels(answer)
-    if chosen is None:
-        return not_yet(f"expected a set of labels such as {{'A', 'C'}}; got {kind(answer)}")
-    hint = hint_for_unknown_labels(chosen, SNIPPETS)
+    chosen, hint = read_labels(answer, SNIPPETS)
     if hint:
         return not_yet(hint)
     keepers = {label for label, text in SNIPPETS.items() if _holds_saved_tensors(text)}

@@ -7,7 +7,7 @@ import os
 import re
 
 from ..graph import FREED, MODIFIED, _read_saved
-from .recorder import nodes_from, record_of
+from .recorder import record_of
 
 FREED_TEXT = "Trying to backward through the graph a second time"
 VERSION_TEXT = "modified by an inplace operation"
