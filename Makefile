@@ -78,9 +78,11 @@ figures: setup
 stats:
 	$(PYTHON) tools/lesson_stats.py
 
-# What autograd_lens.explain costs on a small training loop (a benchmark, not a test).
+# Benchmarks, not tests: what autograd_lens.explain costs on a small training loop, and
+# how long the lens takes to read graphs of 100 to 20,000 nodes next to torchviz's make_dot.
 bench: setup
 	$(BIN)/python tools/bench_explain.py
+	$(BIN)/python tools/bench_lens.py
 
 # The lessons' nbval run against its floor (kernel start + imports); see the script.
 budget: setup
