@@ -16,11 +16,12 @@ setup: $(READY) graphviz
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# --no-build-isolation: build our package with the pinned setuptools, no download.
-$(READY): requirements.txt pyproject.toml | $(BIN)/python
+# --no-build-isolation: build our packages with the pinned setuptools, no download.
+# Two of them, both editable: the library (.) and the course's checkers (course/).
+$(READY): requirements.txt pyproject.toml course/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e course
 	touch $@
 
 # System programs: installed when we are root with apt-get, else a note on how.
