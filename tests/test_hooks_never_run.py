@@ -106,7 +106,7 @@ def test_non_reentrant_checkpoint_rows_say_packed_by_its_hook():
             "(torch.utils.checkpoint._checkpoint_hook)") in repr(rows)
     view = draw(loss)
     assert "3 hold tensors packed by a hook" in repr(view)
-    assert "TanhBackward0      saved result packed by a hook (_Holder)" in repr(view)
+    assert "TanhBackward0      saved result packed by a hook as _Holder" in repr(view)
     assert "packed by a hook:" in view.source and "khaki" in view.source  # legend, style
 
 

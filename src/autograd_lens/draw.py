@@ -63,7 +63,7 @@ def _saved_words(saved):
     """How the summary names one saved tensor: "self = a (1, 4)", "result freed"."""
     words = saved.attribute + (f" = {saved.name}" if saved.name else "")
     if saved.packed_by_hook:
-        return f"{words} {saved.lost} ({saved.packed_summary(short=True)})"
+        return f"{words} {saved.lost} as {saved.packed_summary(short=True)}"
     return words + (f" {saved.lost}" if saved.lost else f" {_shape(saved.tensor)}")
 
 
@@ -107,7 +107,7 @@ def _saved_box(saved) -> tuple[str, str, dict]:
     if saved.modified:
         return f"{title}\nmodified in place", "saved_modified", SAVED_MODIFIED
     if saved.packed_by_hook:
-        return (f"{title}\npacked by a hook\n{saved.packed_summary(short=True)}",
+        return (f"{title}\npacked by a hook\nas {saved.packed_summary(short=True)}",
                 "saved_packed", SAVED_PACKED)
     if saved.unknown:
         return f"{title}\nunknown", "unknown", UNKNOWN

@@ -117,7 +117,8 @@ class SavedTensor:
         """What is known of a packed tensor: the packed object, its tensors and size,
         and where its hook comes from. `short`: just the object, for drawings."""
         if self.packed is HIDDEN:
-            return "hidden" if short else "not shown by torch (a hook not written in Python)"
+            return ("an object torch hides" if short
+                    else "not shown by torch (a hook not written in Python)")
         kind = type(self.packed).__name__
         tensors = self.packed_tensors
         if isinstance(self.packed, torch.Tensor):
