@@ -5,6 +5,8 @@ blocks with BatchNorm, and a 12-layer nn.TransformerEncoder of small width, with
 head or two. "Fits on a screen" means a 1920x1080 px screen at 96 dpi, that is
 1440x810 pt, with the picture at its natural scale (Graphviz did not shrink it).
 """
+import doctest
+import importlib
 import re
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from autograd_lens import draw, overview, retained_bytes
 from autograd_lens.overview import _forward_order, _inputs_first
@@ -250,3 +253,54 @@ def test_bad_input_says_what_to_do():
         overview(loss, params=dict(model.named_parameters()), depth=0)
     with pytest.raises(ValueError, match="has no grad_fn"):
         overview(torch.ones(2), params=dict(model.named_parameters()))
+
+
+def test_docstring_example():
+    module = importlib.import_module("autograd_lens.overview")  # the package's name is the function
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
+
+class Counts:
+    def __init__(self):
+        self.pack = self.unpack = 0
+
+
+def test_never_unpacks_and_shows_packed_tensors():
+    """checkpoint (both kinds), save_on_cpu and a hand-written pair: no hook runs."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(),
+                          nn.Linear(16, 1))
+    params = dict(model.named_parameters())
+    counts = Counts()
+
+    def segment(h):
+        counts.pack += 1  # a run of the checkpointed forward
+        return model[2:4](h)
+
+    def pack(tensor):
+        counts.pack += 1
+        return tensor.clone()
+
+    def unpack(tensor):
+        counts.unpack += 1
+        return tensor
+
+    x = torch.randn(4, 8)
+    losses = [model[4](checkpoint(segment, model[:2](x), use_reentrant=reentrant)).sum()
+              for reentrant in (False, True)]
+    with torch.autograd.graph.save_on_cpu():
+        losses.append(model(x).sum())
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        losses.append(model(x).sum())
+    before = (counts.pack, counts.unpack)
+    for loss in losses:
+        view = overview(loss, params=params)
+        view.source, repr(view)
+    overview(*losses, params=params).source
+    assert (counts.pack, counts.unpack) == before
+    hooked = overview(losses[3], params=params)
+    assert sum(b.lost.get("packed by a hook", 0) for b in hooked.blocks) == \
+        sum(len(n.saved) for n in walk([losses[3]]).nodes)
+    assert "saved tensors packed by a hook" in repr(hooked)
+    assert sum(b.saved_bytes for b in hooked.blocks) == retained_bytes(losses[3]) > 0
