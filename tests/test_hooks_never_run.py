@@ -100,7 +100,7 @@ def test_non_reentrant_checkpoint_rows_say_packed_by_its_hook():
         ("AddmmBackward0 #1", "mat1"), ("AddmmBackward0 #1", "mat2"),
         ("TanhBackward0", "result"),
         ("AddmmBackward0 #2", "mat1"), ("AddmmBackward0 #2", "mat2")]
-    assert {type(r.packed).__name__ for r in packed} == {"_Holder"}
+    assert {r.packed_as for r in packed} == {"_Holder"}
     assert all(r.tensor is None and r.packed_tensors == [] for r in packed)
     assert ("packed by a hook: _Holder, size unknown "
             "(torch.utils.checkpoint._checkpoint_hook)") in repr(rows)
@@ -108,6 +108,20 @@ def test_non_reentrant_checkpoint_rows_say_packed_by_its_hook():
     assert "3 hold tensors packed by a hook" in repr(view)
     assert "TanhBackward0      saved result packed by a hook as _Holder" in repr(view)
     assert "packed by a hook:" in view.source and "khaki" in view.source  # legend, style
+    assert "<svg" in view.svg()
+
+
+def test_rows_keep_no_checkpoint_holder_alive():
+    # Holders kept alive past backward would change what checkpoint recomputes and keeps.
+    import weakref
+    stem, segment, x = segment_model()
+    loss = checkpoint(segment, stem(x), use_reentrant=False).pow(2).sum()
+    holders = [weakref.ref(node.fn._raw_saved_result.data) for node in walk([loss]).nodes
+               if node.name == "TanhBackward0"]
+    rows, view = saved_tensors(loss), draw(loss)
+    assert holders[0]() is not None
+    loss.backward()
+    assert holders[0]() is None and len(rows) == 7 and view.source
 
 
 def test_retained_bytes_under_checkpoint():
@@ -159,7 +173,7 @@ def test_save_on_cpu():
     # On CPU, save_on_cpu packs (device, the tensor itself): the same storages as without
     # it, so the same bytes.
     assert all(r.packed_by_hook for r in table)
-    assert all(type(r.packed) is tuple and len(r.packed_tensors) == 1 for r in table)
+    assert all(r.packed_as == "tuple" and len(r.packed_tensors) == 1 for r in table)
     assert "tuple holding a (4, 16) float32 tensor, 256 bytes" in repr(table)
     stem_plain, segment_plain, x_plain = segment_model()
     plain = segment_plain(stem_plain(x_plain)).pow(2).sum()

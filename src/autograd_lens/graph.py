@@ -32,15 +32,6 @@ def _shape(tensor) -> str:
     return "(" + ", ".join(str(n) for n in tensor.shape) + ")"
 
 
-def _hook_origin(hook) -> str:
-    """Where an unpack hook was defined, e.g. "torch.utils.checkpoint._checkpoint_hook"."""
-    if hook is None or hook is HIDDEN:
-        return ""
-    module = getattr(hook, "__module__", None) or type(hook).__module__
-    qualname = getattr(hook, "__qualname__", None) or type(hook).__qualname__
-    return f"{module}.{qualname.split('.')[0]}"
-
-
 @dataclass
 class SavedTensor:
     """One tensor that a backward node saved for its gradient formula.
@@ -48,8 +39,11 @@ class SavedTensor:
     Its `state` is "live" (readable), "freed" (by a backward without retain_graph),
     "modified in place" (after it was saved: a backward through its node fails),
     "packed by a hook" (a saved_tensors_hooks pack hook, checkpoint or save_on_cpu holds
-    it; autograd_lens never unpacks it, so only `packed`, what the pack hook returned, is
-    known) or "unknown" (this torch does not expose it; `why` says what was missing).
+    it; autograd_lens never unpacks it, so only what the pack hook returned is known) or
+    "unknown" (this torch does not expose it; `why` says what was missing).
+
+    A row keeps no reference to a packed object or to its hook (keeping checkpoint's
+    holders alive would change what checkpoint does), only what was learnt from them.
     """
 
     node: str  # the unique name of the node that holds it, e.g. "MulBackward0"
@@ -58,8 +52,11 @@ class SavedTensor:
     is_leaf: bool  # shares storage with a leaf of the graph (a parameter, say)
     name: str | None = None  # the reader's name for it, when `names` gave one
     lost: str | None = None  # why `tensor` is None: FREED, MODIFIED, PACKED or UNKNOWN
-    packed: object = None  # PACKED: what the pack hook returned (HIDDEN: torch hides it)
-    hook: object = None  # PACKED: the unpack hook, never called here
+    packed_as: str | None = None  # PACKED: the type of what the pack hook returned,
+    #   e.g. "_Holder" (checkpoint) or "tuple" (save_on_cpu); None if torch hides it
+    packed_tensors: list[torch.Tensor] = field(default_factory=list)  # PACKED: the tensors
+    #   seen in it without unpacking (itself if a tensor, or a tuple's or list's items)
+    hook_origin: str = ""  # PACKED: where the unpack hook was defined (never called)
     why: str = ""  # UNKNOWN: what could not be read
 
     @property
@@ -96,39 +93,27 @@ class SavedTensor:
         return 0 if self.tensor is None else internals.tensor_nbytes(self.tensor)
 
     @property
-    def packed_tensors(self) -> list:
-        """The tensors visible in what the pack hook returned, without unpacking: the
-        object itself if it is a tensor, or the tensors among a tuple's or list's items."""
-        if not self.packed_by_hook or self.packed is HIDDEN:
-            return []
-        if isinstance(self.packed, torch.Tensor):
-            return [self.packed]
-        if isinstance(self.packed, (tuple, list)):
-            return [item for item in self.packed if isinstance(item, torch.Tensor)]
-        return []
-
-    @property
     def packed_nbytes(self) -> int | None:
         """Bytes of `packed_tensors`; None when the packed object shows no tensor."""
-        tensors = self.packed_tensors
-        return sum(internals.tensor_nbytes(t) for t in tensors) if tensors else None
+        if not self.packed_tensors:
+            return None
+        return sum(internals.tensor_nbytes(t) for t in self.packed_tensors)
 
     def packed_summary(self, short: bool = False) -> str:
         """What is known of a packed tensor: the packed object, its tensors and size,
         and where its hook comes from. `short`: just the object, for drawings."""
-        if self.packed is HIDDEN:
+        if self.packed_as is None:
             return ("an object torch hides" if short
                     else "not shown by torch (a hook not written in Python)")
-        kind = type(self.packed).__name__
         tensors = self.packed_tensors
-        if isinstance(self.packed, torch.Tensor):
-            what = f"{_shape(self.packed)} tensor"
+        if self.packed_as == "Tensor" and len(tensors) == 1:
+            what = f"{_shape(tensors[0])} tensor"
         elif len(tensors) == 1:
-            what = f"{kind} holding a {_shape(tensors[0])} tensor"
+            what = f"{self.packed_as} holding a {_shape(tensors[0])} tensor"
         elif tensors:
-            what = f"{kind} holding {len(tensors)} tensors"
+            what = f"{self.packed_as} holding {len(tensors)} tensors"
         else:
-            what = kind
+            what = self.packed_as
         if short:
             return what
         if tensors:
@@ -137,8 +122,8 @@ class SavedTensor:
             what += f", {self.packed_nbytes} bytes"
         else:
             what += ", size unknown"
-        origin = _hook_origin(self.hook)
-        return f"{what} ({origin})" if origin else what
+        return f"{what} ({self.hook_origin})" if self.hook_origin else what
+
 
 @dataclass
 class GraphNode:
@@ -245,7 +230,11 @@ def _storage_keys(tensor) -> set:
 def _saved_record(node_name, slot, leaf_storages, name_of) -> SavedTensor:
     record = SavedTensor(node=node_name, attribute=slot.attribute, tensor=slot.tensor,
                          is_leaf=False, lost=None if slot.state == LIVE else slot.state,
-                         packed=slot.packed, hook=slot.hook, why=slot.why)
+                         why=slot.why)
+    if slot.state == PACKED and slot.packed is not HIDDEN:
+        record.packed_as = type(slot.packed).__name__
+        record.packed_tensors = internals.tensors_in(slot.packed)
+        record.hook_origin = internals.defined_in(slot.hook)
     # What we can see of it: the live tensor, or the tensors its pack hook returned.
     visible = [record.tensor] if record.tensor is not None else record.packed_tensors
     record.is_leaf = any(_storage_keys(t) & leaf_storages for t in visible)

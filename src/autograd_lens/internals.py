@@ -82,13 +82,8 @@ def _packed_object(saved):
         return HIDDEN
 
 
-NO_HOOK_ATTRIBUTE = ("this torch's SavedTensor has no `unpack_hook`, so whether a hook "
+CANNOT_TELL_IF_PACKED = ("this torch's SavedTensor has no `unpack_hook`, so whether a hook "
                      "packed it cannot be told without running one")
-
-
-def _hooks_of(raw_items):
-    """For each SavedTensor: its unpack hook (None: none), or raise AttributeError."""
-    return [_unpack_hook(item) for item in raw_items]
 
 
 def _read_value(fn, attribute):
@@ -141,9 +136,9 @@ def _saved_of_custom_function(fn) -> Iterator[Slot]:
         yield Slot(attribute, state, why="" if state != UNKNOWN else _first_line(error))
         return
     try:
-        hooks = _hooks_of(raw)
+        hooks = [_unpack_hook(item) for item in raw]
     except AttributeError:
-        yield Slot(attribute, UNKNOWN, why=NO_HOOK_ATTRIBUTE)
+        yield Slot(attribute, UNKNOWN, why=CANNOT_TELL_IF_PACKED)
         return
     if any(hook is not None for hook in hooks):
         yield from _slots_of_raw(attribute, raw, hooks, indexed=True)
@@ -181,9 +176,9 @@ def saved_slots(fn) -> Iterator[Slot]:
         indexed = isinstance(raw, (tuple, list))
         items = list(raw) if indexed else [raw]
         try:
-            hooks = _hooks_of(items)
+            hooks = [_unpack_hook(item) for item in items]
         except AttributeError:
-            yield Slot(attribute, UNKNOWN, why=NO_HOOK_ATTRIBUTE)
+            yield Slot(attribute, UNKNOWN, why=CANNOT_TELL_IF_PACKED)
             continue
         if any(hook is not None for hook in hooks):
             yield from _slots_of_raw(attribute, items, hooks, indexed)
@@ -193,6 +188,26 @@ def saved_slots(fn) -> Iterator[Slot]:
             yield from _slots_of_values(attribute, value)
         else:
             yield Slot(attribute, state, why=why)
+
+
+def tensors_in(packed) -> list:
+    """The tensors seen in what a pack hook returned, without unpacking: the object itself
+    if it is a tensor, or the tensors among a tuple's or list's items (one level)."""
+    if isinstance(packed, torch.Tensor):
+        return [packed]
+    if isinstance(packed, (tuple, list)):
+        return [item for item in packed if isinstance(item, torch.Tensor)]
+    return []
+
+
+def defined_in(hook) -> str:
+    """Where an unpack hook was defined, e.g. "torch.utils.checkpoint._checkpoint_hook":
+    its module and the outermost name of its qualified name."""
+    if hook is None or hook is HIDDEN:
+        return ""
+    module = getattr(hook, "__module__", None) or type(hook).__module__
+    qualname = getattr(hook, "__qualname__", None) or type(hook).__qualname__
+    return f"{module}.{qualname.split('.')[0]}"
 
 
 def next_functions(fn) -> list | None:
