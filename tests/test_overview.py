@@ -304,3 +304,19 @@ def test_never_unpacks_and_shows_packed_tensors():
         sum(len(n.saved) for n in walk([losses[3]]).nodes)
     assert "saved tensors packed by a hook" in repr(hooked)
     assert sum(b.saved_bytes for b in hooked.blocks) == retained_bytes(losses[3]) > 0
+
+
+def test_leaves_not_in_params_and_nodes_before_any_parameter_have_boxes():
+    torch.manual_seed(0)
+    linear = nn.Linear(4, 2)
+    x = torch.randn(3, 4, requires_grad=True)
+    loss = linear(x.exp()).sum()  # exp saves its result before any parameter is used
+    view = overview(loss, params=dict(linear.named_parameters()))
+    assert repr(view).splitlines()[1:] == [
+        "  (leaves not in params)  1 leaf",
+        "  (before any parameter)  1 node, 1 holds saved tensors; kept alive: 48 B, "
+        "most by ExpBackward0",
+        "  (top level)             3 nodes, 2 params, 1 holds saved tensors; kept alive: 0 B"
+        " -> output 0",
+    ]
+    assert "fillcolor=lightblue" in view.source  # the leaf's box, as draw colours leaves

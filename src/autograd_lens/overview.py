@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 import graphviz
 import torch
 
-from .draw import BACKWARD, BACKWARD_FREED, LEAF, NODE_STYLE, OUTPUT, SHARED, GraphView
 from . import internals
+from .draw import BACKWARD, BACKWARD_FREED, LEAF, NODE_STYLE, OUTPUT, SHARED, GraphView
 from .graph import FREED, PACKED, check_names, walk
 from .internals import node_kind
 
@@ -279,11 +279,13 @@ def _shape(tensor) -> str:
 
 def _describe(block: Block) -> list:
     """The lines of a box's label, also used in the text summary."""
-    counts = [f"{block.nodes} nodes"]
+    counts = []
+    if block.nodes or not block.leaves:
+        counts.append(f"{block.nodes} node{'s' * (block.nodes != 1)}")
     if block.params:
-        counts.append(f"{block.params} params")
+        counts.append(f"{block.params} param{'s' * (block.params != 1)}")
     if block.leaves:
-        counts.append(f"{block.leaves} leaves")
+        counts.append(f"{block.leaves} {'leaf' if block.leaves == 1 else 'leaves'}")
     if block.holding:
         counts.append(f"{block.holding} {'holds' if block.holding == 1 else 'hold'} "
                       "saved tensors" + (f", {block.freed} freed" if block.freed else ""))
