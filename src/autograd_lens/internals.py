@@ -152,6 +152,26 @@ def _saved_of_custom_function(fn) -> Iterator[Slot]:
     yield from _slots_of_values(attribute, values)
 
 
+_RAW_SAVED_NAMES_OF_TYPE = {}  # node class -> its _raw_saved_* names, in sorted order
+
+
+def _raw_saved_names(fn) -> list:
+    """The node's `_raw_saved_*` attribute names, sorted. Autograd's C++ nodes define them
+    on the class (they have no instance __dict__), so each class is read once: dir() of
+    every node was most of the time it took to read a big graph."""
+    kind = type(fn)
+    names = _RAW_SAVED_NAMES_OF_TYPE.get(kind)
+    if names is None:
+        names = [attr for attr in sorted(dir(kind)) if attr.startswith(RAW_SAVED_PREFIX)]
+        _RAW_SAVED_NAMES_OF_TYPE[kind] = names
+    instance_names = getattr(fn, "__dict__", None)  # a Python-made node may have its own
+    if instance_names:
+        extra = [attr for attr in instance_names if attr.startswith(RAW_SAVED_PREFIX)]
+        if extra:
+            return sorted(set(names) | set(extra))
+    return names
+
+
 def saved_slots(fn) -> Iterator[Slot]:
     """Yield a Slot for every tensor the backward node `fn` saved, in a fixed order.
 
@@ -162,7 +182,7 @@ def saved_slots(fn) -> Iterator[Slot]:
         yield from _saved_of_custom_function(fn)
         return
     try:
-        names = sorted(attr for attr in dir(fn) if attr.startswith(RAW_SAVED_PREFIX))
+        names = _raw_saved_names(fn)
     except Exception as error:
         yield Slot("?", UNKNOWN, why=f"dir() of the node failed ({_first_line(error)})")
         return
@@ -259,10 +279,7 @@ def _parts(tensor):
 def _storage_key(storage):
     # The address says which memory it is. Meta tensors (and empty ones) have none, so
     # the storage object's own identity, stable while it lives, tells them apart.
-    address = storage.data_ptr()
-    if address:
-        return (storage.device.type, storage.device.index, address)
-    return ("no data", getattr(storage, "_cdata", id(storage)))
+    return storage.data_ptr() or ("no data", getattr(storage, "_cdata", id(storage)))
 
 
 def storages(tensor: torch.Tensor) -> list:
@@ -270,6 +287,9 @@ def storages(tensor: torch.Tensor) -> list:
     two or three for a sparse one. Raises UnreadableStorage for one whose memory PyTorch
     keeps out of sight (a tensor inside a torch.func transform, say)."""
     try:
+        if tensor.layout == torch.strided:  # the usual case, kept short: it is most calls
+            storage = tensor.untyped_storage()
+            return [(_storage_key(storage), storage.nbytes())]
         found = []
         for part in _parts(tensor):
             storage = part.untyped_storage()
