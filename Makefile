@@ -16,11 +16,12 @@ setup: $(READY) graphviz
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# --no-build-isolation: build our package with the pinned setuptools, no download.
-$(READY): requirements.txt pyproject.toml | $(BIN)/python
+# --no-build-isolation: build our packages with the pinned setuptools, no download.
+# Two of them, both editable: the library (.) and the course's checkers (course/).
+$(READY): requirements.txt pyproject.toml course/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e course
 	touch $@
 
 # System programs: installed when we are root with apt-get, else a note on how.
@@ -78,9 +79,11 @@ figures: setup
 stats:
 	$(PYTHON) tools/lesson_stats.py
 
-# What autograd_lens.explain costs on a small training loop (a benchmark, not a test).
+# Benchmarks, not tests: what autograd_lens.explain costs on a small training loop, and
+# how long the lens takes to read graphs of 100 to 20,000 nodes next to torchviz's make_dot.
 bench: setup
 	$(BIN)/python tools/bench_explain.py
+	$(BIN)/python tools/bench_lens.py
 
 # The lessons' nbval run against its floor (kernel start + imports); see the script.
 budget: setup

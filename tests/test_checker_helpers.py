@@ -1,4 +1,4 @@
-"""The pieces that every lesson's checkers share (src/lesson_checks/)."""
+"""The pieces that every lesson's checkers share (course/lesson_checks/)."""
 import pytest
 import torch
 

@@ -124,3 +124,16 @@ def test_a_saved_tensor_modified_in_place_is_drawn_not_raised():
     assert "mat2 modified in place" in repr(view)
     assert "modified in place:" in view.source  # the legend entry
     assert "<svg" in view.svg()
+
+
+def test_tensors_packed_by_a_hook_are_drawn_as_such_and_never_unpacked():
+    unpacked = []
+    x = torch.randn(3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: unpacked.append(t) or t):
+        y = x.exp().sum()
+    view = draw(y)
+    assert "ExpBackward0  saved result packed by a hook as (3) tensor" in repr(view)
+    assert "1 hold tensors packed by a hook" in repr(view).splitlines()[0]
+    assert "saved tensor packed by a hook" in view.source and "<svg" in view.svg()
+    assert unpacked == []
+    assert "packed" not in seed_view().source and "packed" not in repr(seed_view())

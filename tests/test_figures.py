@@ -9,10 +9,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 import make_figures  # noqa: E402
 
 FIGURES = make_figures.all_figures()
-EXPECTED = {"figure1_seed_graph", "figure2_multitask_model"}
+EXPECTED = {"figure1_seed_graph", "figure2_multitask_model", "overview_transformer"}
 
 
-def test_the_seed_figures_are_made_by_lessons():
+def test_the_expected_figures_are_made():
     assert EXPECTED <= set(FIGURES)
 
 

@@ -3,7 +3,9 @@
 A figure is the value of a lesson cell tagged `figure:<name>` (a `draw(...)` call).
 To make it, this runs the lesson's code cells in order as "Run All" does (a cell
 tagged `raises-exception` may raise; IPython's %magics are skipped), and saves the
-value of the tagged cell as figures/<name>.dot, .svg and .png.
+value of the tagged cell as figures/<name>.dot, .svg and .png. The README's picture
+of `overview` is saved in the same way; it comes from tools/overview_figure.py, whose
+model is built in code rather than in a lesson.
 
     python tools/make_figures.py          # write every figure
     tests/test_figures.py                 # fails when a committed .dot is stale
@@ -15,6 +17,8 @@ import sys
 from pathlib import Path
 
 import nbformat
+
+import overview_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -60,13 +64,17 @@ def figures_in(path):
 
 
 def all_figures():
-    """{name: GraphView} for every figure of every lesson, in lesson order."""
+    """{name: GraphView} for every figure of every lesson, in lesson order, then the README's."""
     figures = {}
     for path in sorted(NOTEBOOKS.glob("[0-9]*.ipynb")):
         for name, view in figures_in(path):
             if name in figures:
                 raise ValueError(f"two cells make figure {name!r}; the second is in {path.name}")
             figures[name] = view
+    for name, make in overview_figure.FIGURES.items():
+        if name in figures:
+            raise ValueError(f"a lesson and tools/overview_figure.py both make {name!r}")
+        figures[name] = make()
     return figures
 
 

@@ -9,15 +9,21 @@ Colours (torchviz's, plus ours for freed, modified and shared):
 - white dashed: a saved tensor that backward has freed;
 - pink dashed: a saved tensor modified in place after it was saved (a backward
   through its node fails);
+- khaki dashed: a saved tensor packed by a saved-tensor hook (checkpoint,
+  save_on_cpu, saved_tensors_hooks): never unpacked, so only what the pack hook
+  returned is shown;
+- grey dotted: a saved tensor (or a node's inputs) that this torch does not expose;
 - thistle (purple) box: with several outputs, a node that more than one of
   their backward passes runs through (the part of the graph they share).
 """
+import os
 from pathlib import Path
 
 import graphviz
+import torch
 from torchviz.dot import resize_graph
 
-from .graph import walk
+from .graph import Graph, Names, _shape, walk
 
 # torchviz's node style, so that our drawings look like make_dot's.
 NODE_STYLE = dict(style="filled", shape="box", align="left", fontsize="10",
@@ -30,6 +36,8 @@ OUTPUT = dict(fillcolor="darkolivegreen1")
 SAVED = dict(fillcolor="orange")
 SAVED_FREED = dict(fillcolor="white", style="filled,dashed", fontcolor="grey40")
 SAVED_MODIFIED = dict(fillcolor="mistyrose", style="filled,dashed", color="red")
+SAVED_PACKED = dict(fillcolor="khaki", style="filled,dashed")
+UNKNOWN = dict(fillcolor="white", style="filled,dotted", fontcolor="grey40")
 
 LEGEND = [
     ("backward", "backward node (grad_fn)", BACKWARD),
@@ -41,6 +49,9 @@ LEGEND = [
     ("saved_freed", "saved tensor, freed", SAVED_FREED),
     ("saved_modified", "saved tensor, modified in place:\nbackward through it fails",
      SAVED_MODIFIED),
+    ("saved_packed", "saved tensor packed by a hook:\nnot unpacked, shape unknown",
+     SAVED_PACKED),
+    ("unknown", "not shown by this torch", UNKNOWN),
 ]
 
 INSTALL_NOTE = ("Graphviz's `dot` program was not found, so this is the graph's DOT source. "
@@ -48,27 +59,37 @@ INSTALL_NOTE = ("Graphviz's `dot` program was not found, so this is the graph's 
                 "`brew install graphviz` or `conda install -c conda-forge graphviz`.")
 
 
-def _shape(tensor):
-    return "(" + ", ".join(str(n) for n in tensor.shape) + ")"
+def _saved_words(saved):
+    """How the summary names one saved tensor: "self = a (1, 4)", "result freed"."""
+    words = saved.attribute + (f" = {saved.name}" if saved.name else "")
+    if saved.packed_by_hook:
+        return f"{words} {saved.lost} as {saved.packed_summary(short=True)}"
+    return words + (f" {saved.lost}" if saved.lost else f" {_shape(saved.tensor)}")
 
 
-def _summary(graph):
+def _summary(graph: Graph) -> str:
     holding = [n for n in graph.nodes if n.holds_saved_tensors]
     freed = [n for n in holding if n.freed]
+    packed = [n for n in holding if n.packed_by_hook]
+    unknown = [n for n in graph.nodes if n.unknown or any(s.unknown for s in n.saved)]
     outputs = ", ".join(f"{name} {_shape(t)}" for name, t, _ in graph.outputs)
-    lines = [f"autograd graph of {outputs}: {len(graph.nodes)} nodes, "
-             f"{len(holding)} hold saved tensors, {len(freed)} freed"]
+    head = (f"autograd graph of {outputs}: {len(graph.nodes)} nodes, "
+            f"{len(holding)} hold saved tensors, {len(freed)} freed")
+    if packed:  # only then, so that the summary of an ordinary graph stays as it was
+        head += f", {len(packed)} hold tensors packed by a hook"
+    if unknown:
+        head += f", {len(unknown)} not fully shown by this torch"
+    lines = [head]
     width = max(len(n.name) for n in graph.nodes)
     for node in graph.nodes:
         if node.is_leaf:
             what = f"leaf {_shape(node.leaf_tensor)}"
         elif node.saved:
-            what = "saved " + ", ".join(
-                f"{s.attribute}" + (f" = {s.name}" if s.name else "")
-                + (f" {s.lost}" if s.lost else f" {_shape(s.tensor)}")
-                for s in node.saved)
+            what = "saved " + ", ".join(_saved_words(s) for s in node.saved)
         else:
             what = "saves no tensors"
+        if node.unknown:
+            what += " (" + ", ".join(node.unknown) + " unknown)"
         made = node.grad_fn_of + [name for name, _, i in graph.outputs if i == node.index]
         if made:
             what += " -> " + ", ".join(made)
@@ -78,7 +99,22 @@ def _summary(graph):
     return "\n".join(lines)
 
 
-def _dot(graph, show_saved):
+def _saved_box(saved) -> tuple[str, str, dict]:
+    """(label, legend key, style) of a saved tensor's box."""
+    title = saved.attribute + (f" = {saved.name}" if saved.name else "")
+    if saved.freed:
+        return f"{title}\nfreed", "saved_freed", SAVED_FREED
+    if saved.modified:
+        return f"{title}\nmodified in place", "saved_modified", SAVED_MODIFIED
+    if saved.packed_by_hook:
+        return (f"{title}\npacked by a hook\nas {saved.packed_summary(short=True)}",
+                "saved_packed", SAVED_PACKED)
+    if saved.unknown:
+        return f"{title}\nunknown", "unknown", UNKNOWN
+    return f"{title}\n{_shape(saved.tensor)}", "saved", SAVED
+
+
+def _dot(graph: Graph, show_saved: bool) -> graphviz.Digraph:
     dot = graphviz.Digraph(node_attr=NODE_STYLE, graph_attr=dict(size="12,12"))
     used = set()
     for node in graph.nodes:
@@ -94,6 +130,9 @@ def _dot(graph, show_saved):
                 style = {**style, **SHARED}
             for name in node.grad_fn_of:
                 label += f"\n= {name}.grad_fn"
+        if node.unknown:
+            used.add("unknown")
+            label += "\n" + ", ".join(node.unknown) + " unknown"
         used.add(used_key)
         dot.node(node_id, label, **style)
         for source in node.inputs:
@@ -101,16 +140,9 @@ def _dot(graph, show_saved):
         if show_saved:
             for k, saved in enumerate(node.saved):
                 saved_id = f"n{node.index}_saved{k}"
-                title = saved.attribute + (f" = {saved.name}" if saved.name else "")
-                if saved.freed:
-                    used.add("saved_freed")
-                    dot.node(saved_id, f"{title}\nfreed", **SAVED_FREED)
-                elif saved.modified:
-                    used.add("saved_modified")
-                    dot.node(saved_id, f"{title}\nmodified in place", **SAVED_MODIFIED)
-                else:
-                    used.add("saved")
-                    dot.node(saved_id, f"{title}\n{_shape(saved.tensor)}", **SAVED)
+                label, key, style = _saved_box(saved)
+                used.add(key)
+                dot.node(saved_id, label, **style)
                 dot.edge(saved_id, node_id, dir="none", style="dashed")
     for position, (name, tensor, index) in enumerate(graph.outputs):
         used.add("output")
@@ -133,9 +165,20 @@ class GraphView:
 
     `.source` is the DOT source, the same bytes in every run for the same code.
     `.summary` (also `repr()`) lists the nodes, what each saved and whether freed.
+
+    Example::
+
+        >>> import torch
+        >>> from autograd_lens import draw
+        >>> a = torch.ones(3, requires_grad=True)
+        >>> view = draw(a.exp().sum())
+        >>> view.source.startswith("digraph")
+        True
+        >>> print(view.summary.splitlines()[0])
+        autograd graph of output 0 (): 3 nodes, 1 hold saved tensors, 0 freed
     """
 
-    def __init__(self, graph, show_saved):
+    def __init__(self, graph: Graph, show_saved: bool) -> None:
         self.summary = _summary(graph)
         self.dot = _dot(graph, show_saved)
 
@@ -143,21 +186,30 @@ class GraphView:
     def source(self) -> str:
         return self.dot.source
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.summary
 
     def svg(self) -> str:
         """The SVG picture; needs Graphviz's `dot` (raises ExecutableNotFound without)."""
         return self.dot.pipe(format="svg", encoding="utf-8")
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         try:
             return {"image/svg+xml": self.svg(), "text/plain": self.summary}
         except graphviz.ExecutableNotFound:
             return {"text/plain": f"{self.summary}\n\n{INSTALL_NOTE}\n\n{self.source}"}
 
-    def save(self, path):
-        """Write the graph to `path`: .svg, .png (both need Graphviz) or .dot."""
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the graph to `path`: .svg, .png (both need Graphviz) or .dot.
+
+        Example::
+
+            >>> import torch
+            >>> from autograd_lens import draw
+            >>> a = torch.ones(3, requires_grad=True)
+            >>> draw(a.exp().sum()).save("graph.svg")  # doctest: +SKIP
+            PosixPath('graph.svg')
+        """
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix == ".dot":
@@ -174,14 +226,29 @@ class GraphView:
         return path
 
 
-def draw(*outputs, params=None, show_saved=True) -> GraphView:
-    """Draw the autograd graph that reaches `outputs`.
+def draw(*outputs: torch.Tensor, params: Names | None = None,
+         show_saved: bool = True) -> GraphView:
+    r"""Draw the autograd graph that reaches `outputs`.
 
     params: maps names to tensors (e.g. {"a": a} or dict(model.named_parameters()))
         to label the leaves, outputs and saved tensors they name.
     show_saved: draw each saved tensor as an orange box beside the node holding it.
 
     Never raises because buffers were freed: freed saved tensors are drawn dashed
-    and the nodes that held them get a red dashed border, with a legend.
+    and the nodes that held them get a red dashed border, with a legend. Never runs
+    your code either: a tensor that a saved-tensor hook packed (checkpoint,
+    save_on_cpu, saved_tensors_hooks) is drawn as "packed by a hook", with what its
+    pack hook returned, and is not unpacked.
+
+    Example::
+
+        >>> import torch
+        >>> from autograd_lens import draw
+        >>> a = torch.ones(1, 4, requires_grad=True)
+        >>> draw((a ** 2).sum(), params={"a": a})  # in Jupyter, the picture
+        autograd graph of output 0 (): 3 nodes, 1 hold saved tensors, 0 freed
+          SumBackward0  saves no tensors -> output 0
+          PowBackward0  saved self = a (1, 4)
+          a             leaf (1, 4)
     """
     return GraphView(walk(outputs, params), show_saved)

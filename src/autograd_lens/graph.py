@@ -2,44 +2,66 @@
 
 Everything else in the package is built on `walk()`. It names nodes by the order
 in which it meets them (never by `id()`), so the same code gives the same graph
-description in every run and every process.
+description in every run and every process. It reads PyTorch's internals only
+through `internals.py`, which never calls a saved tensor's unpack hook.
+
+Example::
+
+    >>> import torch
+    >>> from autograd_lens.graph import walk
+    >>> a = torch.ones(1, 4, requires_grad=True)
+    >>> graph = walk([(a ** 2).sum()], {"a": a})
+    >>> [(node.name, [(s.attribute, s.state) for s in node.saved]) for node in graph.nodes]
+    [('SumBackward0', []), ('PowBackward0', [('self', 'live')]), ('a', [])]
 """
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import torch
+from torch.autograd.graph import Node
 
-# Backward nodes expose what they saved for the backward pass as `_saved_<name>`
-# attributes (the same prefix torchviz reads). Tensor-valued ones also have a
-# `_raw_saved_<name>` twin, which is how we tell them apart from sizes and scalars.
-SAVED_PREFIX = "_saved_"
-RAW_SAVED_PREFIX = "_raw_saved_"
+from . import internals
+from .internals import (FREED, HIDDEN, LIVE, MODIFIED, PACKED, RAW_SAVED_PREFIX,  # noqa: F401
+                        SAVED_PREFIX, UNKNOWN, UnreadableStorage)
 
-# Why a saved tensor can no longer be read, told apart by autograd's error messages:
-FREED = "freed"  # backward() without retain_graph released it
-MODIFIED = "modified in place"  # changed in place after it was saved (optimizer.step())
-LOST_BECAUSE = {
-    "after they have already been freed": FREED,
-    "modified by an inplace operation": MODIFIED,
-}
+# What `params=` accepts: a dict of names to tensors, or model.named_parameters().
+Names = Mapping[str, torch.Tensor] | Iterable[tuple[str, torch.Tensor]]
 
 
-def _why_unreadable(error):
-    for text, why in LOST_BECAUSE.items():
-        if text in str(error):
-            return why
-    raise error
+def _shape(tensor) -> str:
+    return "(" + ", ".join(str(n) for n in tensor.shape) + ")"
 
 
 @dataclass
 class SavedTensor:
-    """One tensor that a backward node saved for its gradient formula."""
+    """One tensor that a backward node saved for its gradient formula.
+
+    Its `state` is "live" (readable), "freed" (by a backward without retain_graph),
+    "modified in place" (after it was saved: a backward through its node fails),
+    "packed by a hook" (a saved_tensors_hooks pack hook, checkpoint or save_on_cpu holds
+    it; autograd_lens never unpacks it, so only what the pack hook returned is known) or
+    "unknown" (this torch does not expose it; `why` says what was missing).
+
+    A row keeps no reference to a packed object or to its hook (keeping checkpoint's
+    holders alive would change what checkpoint does), only what was learnt from them.
+    """
 
     node: str  # the unique name of the node that holds it, e.g. "MulBackward0"
     attribute: str  # what the node calls it: "self", "other", "result", "indices[0]"
-    tensor: torch.Tensor | None  # None once it can no longer be read
+    tensor: torch.Tensor | None  # the saved tensor, only when live
     is_leaf: bool  # shares storage with a leaf of the graph (a parameter, say)
     name: str | None = None  # the reader's name for it, when `names` gave one
-    lost: str | None = None  # why `tensor` is None: FREED or MODIFIED
+    lost: str | None = None  # why `tensor` is None: FREED, MODIFIED, PACKED or UNKNOWN
+    packed_as: str | None = None  # PACKED: the type of what the pack hook returned,
+    #   e.g. "_Holder" (checkpoint) or "tuple" (save_on_cpu); None if torch hides it
+    packed_tensors: list[torch.Tensor] = field(default_factory=list)  # PACKED: the tensors
+    #   seen in it without unpacking (itself if a tensor, or a tuple's or list's items)
+    hook_origin: str = ""  # PACKED: where the unpack hook was defined (never called)
+    why: str = ""  # UNKNOWN: what could not be read
+
+    @property
+    def state(self) -> str:
+        return LIVE if self.lost is None else self.lost
 
     @property
     def freed(self) -> bool:
@@ -50,16 +72,57 @@ class SavedTensor:
         return self.lost == MODIFIED
 
     @property
-    def shape(self):
+    def packed_by_hook(self) -> bool:
+        return self.lost == PACKED
+
+    @property
+    def unknown(self) -> bool:
+        return self.lost == UNKNOWN
+
+    @property
+    def shape(self) -> tuple | None:
         return None if self.tensor is None else tuple(self.tensor.shape)
 
     @property
-    def dtype(self):
+    def dtype(self) -> torch.dtype | None:
         return None if self.tensor is None else self.tensor.dtype
 
     @property
     def nbytes(self) -> int:
-        return 0 if self.tensor is None else self.tensor.nelement() * self.tensor.element_size()
+        """Bytes of the live tensor's elements; 0 when it is not live."""
+        return 0 if self.tensor is None else internals.tensor_nbytes(self.tensor)
+
+    @property
+    def packed_nbytes(self) -> int | None:
+        """Bytes of `packed_tensors`; None when the packed object shows no tensor."""
+        if not self.packed_tensors:
+            return None
+        return sum(internals.tensor_nbytes(t) for t in self.packed_tensors)
+
+    def packed_summary(self, short: bool = False) -> str:
+        """What is known of a packed tensor: the packed object, its tensors and size,
+        and where its hook comes from. `short`: just the object, for drawings."""
+        if self.packed_as is None:
+            return ("an object torch hides" if short
+                    else "not shown by torch (a hook not written in Python)")
+        tensors = self.packed_tensors
+        if self.packed_as == "Tensor" and len(tensors) == 1:
+            what = f"{_shape(tensors[0])} tensor"
+        elif len(tensors) == 1:
+            what = f"{self.packed_as} holding a {_shape(tensors[0])} tensor"
+        elif tensors:
+            what = f"{self.packed_as} holding {len(tensors)} tensors"
+        else:
+            what = self.packed_as
+        if short:
+            return what
+        if tensors:
+            dtypes = sorted({str(t.dtype).replace("torch.", "") for t in tensors})
+            what = what.replace(" tensor", f" {'/'.join(dtypes)} tensor", 1)
+            what += f", {self.packed_nbytes} bytes"
+        else:
+            what += ", size unknown"
+        return f"{what} ({self.hook_origin})" if self.hook_origin else what
 
 
 @dataclass
@@ -67,14 +130,15 @@ class GraphNode:
     """A backward node (`grad_fn`), or a leaf tensor that backward fills `.grad` of."""
 
     index: int  # order of discovery: stable across runs
-    fn: object  # the torch.autograd.graph.Node
+    fn: Node  # the torch.autograd.graph.Node
     name: str  # unique and readable: "MulBackward0", "AddmmBackward0 #2", or a leaf's name
     is_leaf: bool
     leaf_tensor: torch.Tensor | None = None
-    inputs: list = field(default_factory=list)  # indices of the nodes feeding this one
-    saved: list = field(default_factory=list)  # SavedTensor records
-    grad_fn_of: list = field(default_factory=list)  # names of tensors whose grad_fn this is
-    reached_by: list = field(default_factory=list)  # names of the outputs whose backward runs it
+    inputs: list[int] = field(default_factory=list)  # indices of the nodes feeding this one
+    saved: list[SavedTensor] = field(default_factory=list)
+    grad_fn_of: list[str] = field(default_factory=list)  # tensors whose grad_fn this is
+    reached_by: list[str] = field(default_factory=list)  # outputs whose backward runs it
+    unknown: list[str] = field(default_factory=list)  # what torch did not show: "inputs"
 
     @property
     def holds_saved_tensors(self) -> bool:
@@ -84,14 +148,18 @@ class GraphNode:
     def freed(self) -> bool:
         return any(s.freed for s in self.saved)
 
+    @property
+    def packed_by_hook(self) -> bool:
+        return any(s.packed_by_hook for s in self.saved)
+
 
 @dataclass
 class Graph:
-    nodes: list  # GraphNode, in discovery order
-    outputs: list  # (name, tensor, index of its grad_fn node)
+    nodes: list[GraphNode]  # in discovery order
+    outputs: list[tuple[str, torch.Tensor, int]]  # (name, tensor, index of its grad_fn node)
 
 
-def check_outputs(outputs) -> list:
+def check_outputs(outputs) -> list[torch.Tensor]:
     """Refuse anything that is not a tensor produced by autograd, saying what to do."""
     if not outputs:
         raise ValueError(
@@ -104,6 +172,14 @@ def check_outputs(outputs) -> list:
                 f"output {position} is a {type(output).__name__}, not a tensor: pass the "
                 "tensors that your computation produced, e.g. draw(loss)"
             )
+        transform = internals.functorch_transform(output)
+        if transform:
+            raise ValueError(
+                f"output {position} is a tensor inside a torch.func transform ({transform}): "
+                "autograd_lens does not support those, since functorch wraps them and keeps "
+                "their graph and memory to itself. Look outside the transform instead: pass "
+                "what the transformed function returns, computed from inputs that require grad."
+            )
         if output.grad_fn is None:
             if output.requires_grad:
                 why = "it is a leaf tensor you created, not the result of an operation"
@@ -115,7 +191,7 @@ def check_outputs(outputs) -> list:
     return checked
 
 
-def check_names(names) -> dict:
+def check_names(names: Names | None) -> dict[str, torch.Tensor]:
     """`names` maps a name to a tensor, like dict(model.named_parameters())."""
     if names is None:
         return {}
@@ -134,46 +210,47 @@ def check_names(names) -> dict:
     return names
 
 
-def _read_saved(fn):
-    """Yield (attribute, tensor, lost) for every tensor `fn` saved.
+def _read_saved(fn: Node) -> Iterator[tuple[str, torch.Tensor | None, str | None]]:
+    """Yield (attribute, tensor, lost) for every tensor `fn` saved; never runs a hook.
 
-    `tensor` is None when it can no longer be read, and `lost` says why.
+    `tensor` is None when it is not live, and `lost` says why: FREED, MODIFIED, PACKED
+    (a hook packed it; it is not unpacked) or UNKNOWN.
     """
-    if isinstance(fn, torch.autograd.function.BackwardCFunction):
-        # A custom torch.autograd.Function keeps what ctx.save_for_backward got.
-        try:
-            values = fn.saved_tensors
-        except RuntimeError as error:
-            yield "saved_tensors", None, _why_unreadable(error)
-            return
-        for i, value in enumerate(values):
-            if value is not None:
-                yield f"saved_tensors[{i}]", value, None
-        return
-    for attr in sorted(dir(fn)):
-        if not attr.startswith(RAW_SAVED_PREFIX):
-            continue
-        attribute = attr[len(RAW_SAVED_PREFIX):]
-        try:
-            value = getattr(fn, SAVED_PREFIX + attribute)
-        except RuntimeError as error:
-            yield attribute, None, _why_unreadable(error)
-            continue
-        if isinstance(value, torch.Tensor):
-            yield attribute, value, None
-        elif isinstance(value, (tuple, list)):
-            for i, item in enumerate(value):
-                if isinstance(item, torch.Tensor):
-                    yield f"{attribute}[{i}]", item, None
-        # None: an optional tensor the formula did not need (e.g. `self` of x * 2)
+    for slot in internals.saved_slots(fn):
+        yield slot.attribute, slot.tensor, None if slot.state == LIVE else slot.state
 
 
-def _storage_key(tensor):
-    return tensor.untyped_storage().data_ptr()
+def _storage_keys(tensor) -> set:
+    try:
+        return {key for key, _ in internals.storages(tensor)}
+    except UnreadableStorage:
+        return set()
 
 
-def walk(outputs, names=None) -> Graph:
-    """Visit every node that reaches `outputs`, depth first, in `next_functions` order."""
+def _saved_record(node_name, slot, leaf_storages, name_of) -> SavedTensor:
+    record = SavedTensor(node=node_name, attribute=slot.attribute, tensor=slot.tensor,
+                         is_leaf=False, lost=None if slot.state == LIVE else slot.state,
+                         why=slot.why)
+    if slot.state == PACKED and slot.packed is not HIDDEN:
+        record.packed_as = type(slot.packed).__name__
+        record.packed_tensors = internals.tensors_in(slot.packed)
+        record.hook_origin = internals.defined_in(slot.hook)
+    # What we can see of it: the live tensor, or the tensors its pack hook returned.
+    visible = [record.tensor] if record.tensor is not None else record.packed_tensors
+    record.is_leaf = any(_storage_keys(t) & leaf_storages for t in visible)
+    names = [name_of[id(t)] for t in visible if id(t) in name_of]
+    record.name = names[0] if len(names) == 1 else None
+    return record
+
+
+_ALL_VISITED = object()  # what next() gives once a node's inputs are all visited
+
+
+def walk(outputs, names: Names | None = None, read_saved: bool = True) -> Graph:
+    """Visit every node that reaches `outputs`, depth first, in `next_functions` order.
+
+    read_saved: read what each node saved (False: only the nodes and their edges).
+    """
     outputs = check_outputs(outputs)
     names = check_names(names)
     name_of = {id(t): name for name, t in names.items()}  # lookup only, never shown
@@ -182,39 +259,50 @@ def walk(outputs, names=None) -> Graph:
     type_counts = {}
 
     def add(fn):
-        node = GraphNode(index=len(order), fn=fn, name="", is_leaf=hasattr(fn, "variable"))
-        if node.is_leaf:
-            node.leaf_tensor = fn.variable
-        type_counts[type(fn).__name__] = type_counts.get(type(fn).__name__, 0) + 1
+        leaf = internals.leaf_tensor(fn)
+        node = GraphNode(index=len(order), fn=fn, name="", is_leaf=leaf is not None,
+                         leaf_tensor=leaf)
+        kind = internals.node_kind(fn)
+        type_counts[kind] = type_counts.get(kind, 0) + 1
         order[fn] = node
         return node
+
+    def inputs_of(fn):
+        found = internals.next_functions(fn)
+        if found is None:
+            order[fn].unknown.append("inputs")
+            return iter(())
+        return iter(found)
 
     for output in outputs:
         if output.grad_fn in order:
             continue
         add(output.grad_fn)
-        stack = [(output.grad_fn, iter(output.grad_fn.next_functions))]
+        stack = [(output.grad_fn, inputs_of(output.grad_fn))]
         while stack:
             parent, inputs = stack[-1]
-            step = next(inputs, None)
-            if step is None:  # all of parent's inputs visited
+            fn = next(inputs, _ALL_VISITED)
+            if fn is _ALL_VISITED:
                 stack.pop()
                 continue
-            fn = step[0]
             if fn is None:  # an input that needs no gradient
                 continue
             if fn not in order:
                 add(fn)
-                stack.append((fn, iter(fn.next_functions)))
+                stack.append((fn, inputs_of(fn)))
             order[parent].inputs.append(order[fn].index)
 
     nodes = list(order.values())
-    leaf_storages = {_storage_key(n.leaf_tensor) for n in nodes if n.is_leaf}
+    leaf_storages = set()
+    if read_saved:
+        for node in nodes:
+            if node.is_leaf:
+                leaf_storages |= _storage_keys(node.leaf_tensor)
 
     # Readable unique names: a leaf's given name, else its type with #k when repeated.
     seen_of_type = {}
     for node in nodes:
-        kind = type(node.fn).__name__
+        kind = internals.node_kind(node.fn)
         seen_of_type[kind] = seen_of_type.get(kind, 0) + 1
         if node.is_leaf:
             given = name_of.get(id(node.leaf_tensor))
@@ -223,16 +311,9 @@ def walk(outputs, names=None) -> Graph:
             node.name = f"{kind} #{seen_of_type[kind]}"
         else:
             node.name = kind
-        if not node.is_leaf:
-            for attribute, tensor, lost in _read_saved(node.fn):
-                node.saved.append(SavedTensor(
-                    node=node.name,
-                    attribute=attribute,
-                    tensor=tensor,
-                    is_leaf=tensor is not None and _storage_key(tensor) in leaf_storages,
-                    name=None if tensor is None else name_of.get(id(tensor)),
-                    lost=lost,
-                ))
+        if read_saved and not node.is_leaf:
+            node.saved = [_saved_record(node.name, slot, leaf_storages, name_of)
+                          for slot in internals.saved_slots(node.fn)]
 
     for name, tensor in names.items():
         if tensor.grad_fn in order and not any(tensor is o for o in outputs):

@@ -1,0 +1,427 @@
+"""A readable view of a big autograd graph: one box per block of the model.
+
+A ResNet or a 12-layer transformer has hundreds to thousands of backward nodes; `draw`
+shows every one and the picture is unreadable. `overview` draws one box per *block*
+instead, and says in each box what `draw` would show node by node: how many nodes, how
+many hold saved tensors, how many bytes those keep alive, how many were freed, and
+which outputs share it. Blocks that repeat alike (the 12 layers of an encoder) become
+one box marked "(12 alike)".
+
+Which block a node belongs to comes from the names in `params` alone (nothing is run):
+
+1. a parameter belongs to its module: "encoder.layers.3.self_attn.in_proj_weight"
+   -> "encoder.layers.3.self_attn";
+2. a backward node that takes parameters directly (AddmmBackward0 of a Linear, the
+   TBackward0 of its weight, NativeLayerNormBackward0) belongs to their module. A node
+   that takes none and holds no saved tensors (a reshape, a transpose, an add) and whose
+   result has one user goes with that user: it prepares the user's input. Any other
+   node (an activation, attention's softmax, a residual stream used twice, a trunk's
+   output under two heads, the loss) belongs to the module of the last node made before
+   it in the forward pass that took parameters: the order is autograd's own (each
+   node's sequence number, or an order with every node after its inputs if this torch
+   gives none);
+3. the block is the module's name up to its first number, the layer of a ModuleList or
+   Sequential: "encoder.layers.3.self_attn" -> "encoder.layers.3", "blocks.0.conv1"
+   -> "blocks.0"; a name without a number gives its first part ("head.fc" -> "head").
+   `depth=k` keeps the first k parts instead;
+4. neighbouring blocks whose names differ only in that last number and whose nodes are
+   alike (same node types, saved shapes, freed and shared state) are drawn as one box.
+
+Colours are `draw`'s: grey boxes of backward nodes, a red dashed border when some of
+their saved tensors were freed, thistle when several outputs' backward passes run
+through some of their nodes, light blue for leaves not named in `params`, green outputs.
+"""
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import graphviz
+import torch
+
+from . import internals
+from .draw import BACKWARD, BACKWARD_FREED, LEAF, NODE_STYLE, OUTPUT, SHARED, GraphView
+from .graph import FREED, PACKED, check_names, walk
+from .internals import node_kind
+
+BEFORE_ANY_PARAMETER = "(before any parameter)"
+TOP_LEVEL = "(top level)"
+UNNAMED_LEAVES = "(leaves not in params)"
+
+LEGEND = [
+    ("backward", "block of backward nodes", BACKWARD),
+    ("freed", "block where backward\nfreed saved tensors", BACKWARD_FREED),
+    ("shared", "block with nodes shared\nby several outputs", SHARED),
+    ("leaf", "leaves not in params", LEAF),
+    ("output", "output", OUTPUT),
+]
+
+
+@dataclass
+class Block:
+    """One box of the overview: the nodes of one block, or of several alike blocks."""
+
+    name: str  # "encoder.layers.0", or "encoder.layers.1-10" for repeated blocks
+    repeats: int = 1  # how many alike blocks the box stands for
+    nodes: int = 0  # backward nodes (grad_fn), leaves not counted
+    params: int = 0  # parameters (leaves named in params)
+    leaves: int = 0  # leaves not named in params
+    holding: int = 0  # backward nodes holding saved tensors
+    freed: int = 0  # of those, how many had them freed by backward
+    saved_bytes: int = 0  # bytes kept alive, each storage counted once in the whole graph
+    bytes_by_kind: dict = field(default_factory=dict)  # node type -> its part of saved_bytes
+    lost: dict = field(default_factory=dict)  # other states of saved tensors -> count
+    shared: int = 0  # nodes that several outputs' backward passes run through
+    shared_by: list = field(default_factory=list)  # those outputs' names
+    outputs: list = field(default_factory=list)  # outputs made by this box's nodes
+
+
+def _module_of_param(name: str) -> str:
+    return name.rpartition(".")[0]
+
+
+def _common_module(modules) -> str:
+    parts = [m.split(".") if m else [] for m in modules]
+    common = []
+    for same in zip(*parts):
+        if len(set(same)) > 1:
+            break
+        common.append(same[0])
+    return ".".join(common)
+
+
+def _block_name(module, depth) -> str:
+    if module is None:
+        return BEFORE_ANY_PARAMETER
+    if not module:
+        return TOP_LEVEL
+    parts = module.split(".")
+    if depth is not None:
+        return ".".join(parts[:depth])
+    for k, part in enumerate(parts):
+        if part.isdigit():
+            return ".".join(parts[:k + 1])
+    return parts[0]
+
+
+def _forward_order(graph) -> list:
+    """Backward nodes in the order the forward pass made them (leaves left out).
+
+    Each node's sequence number (`_sequence_nr()`) is that order. If this torch does
+    not give it, a topological order (inputs first) from the walk stands in for it.
+    """
+    inner = [node for node in graph.nodes if not node.is_leaf]
+    try:
+        numbers = {node.index: node.fn._sequence_nr() for node in inner}
+    except (AttributeError, RuntimeError, TypeError):
+        return _inputs_first(graph)
+    return sorted(inner, key=lambda node: (numbers[node.index], node.index))
+
+
+def _inputs_first(graph) -> list:
+    done, order = set(), []
+    for _, _, root in graph.outputs:
+        stack = [(root, iter(graph.nodes[root].inputs))]
+        while stack:
+            index, inputs = stack[-1]
+            step = next(inputs, None)
+            if step is None:
+                stack.pop()
+                if index not in done:
+                    done.add(index)
+                    order.append(graph.nodes[index])
+            elif step not in done:
+                stack.append((step, iter(graph.nodes[step].inputs)))
+    return [node for node in order if not node.is_leaf]
+
+
+def _signature(nodes, leaves, prefix) -> tuple:
+    """What must be equal for two blocks to be drawn as one box."""
+    return (
+        tuple((node_kind(n.fn), len(n.inputs), tuple(n.reached_by),
+               tuple((s.attribute, s.shape, str(s.dtype), s.lost) for s in n.saved))
+              for n in nodes),
+        tuple(sorted(((name or "")[len(prefix):], tuple(leaf.leaf_tensor.shape))
+                     for name, leaf in leaves)),
+    )
+
+
+def _kept_alive(saved) -> list:
+    """[(storage key, bytes)] that one saved tensor keeps alive, counted as retained_bytes
+    counts them: a live tensor's storage, or the tensors a pack hook returned; nothing
+    for a leaf's, a freed one, or one that cannot be read (the box lists those)."""
+    if saved.is_leaf or saved.lost not in (None, PACKED):
+        return []
+    found = []
+    for tensor in [saved.tensor] if saved.tensor is not None else saved.packed_tensors:
+        try:
+            found += internals.storages(tensor)
+        except internals.UnreadableStorage:
+            pass  # its memory is out of sight; retained_bytes raises, the box goes on
+    return found
+
+
+def _alike_names(name, previous) -> bool:
+    """"layers.3" after "layers.2": the same parent, each ending in a number."""
+    head, _, number = name.rpartition(".")
+    previous_head, _, previous_number = previous.rpartition(".")
+    return number.isdigit() and previous_number.isdigit() and head == previous_head
+
+
+def _blocks(graph, params, depth):
+    """Assign every node to a block; list each block's nodes and parameters."""
+    param_name = {id(tensor): name for name, tensor in params.items()}
+    block_of = {}  # node index -> block name
+    members = {}  # block name -> ([backward nodes], [(param name or None, leaf)]), in order
+
+    for node in graph.nodes:
+        if node.is_leaf:
+            given = param_name.get(id(node.leaf_tensor))
+            block_of[node.index] = (UNNAMED_LEAVES if given is None
+                                    else _block_name(_module_of_param(given), depth))
+    order = _forward_order(graph)
+    own = {}  # node index -> module of the parameters it takes directly
+    last = {}  # node index -> module of the last node before it that took parameters
+    module = None
+    for node in order:
+        direct = sorted({_module_of_param(param_name[id(graph.nodes[i].leaf_tensor)])
+                         for i in node.inputs
+                         if graph.nodes[i].is_leaf
+                         and id(graph.nodes[i].leaf_tensor) in param_name})
+        if direct:
+            module = own[node.index] = _common_module(direct)
+        last[node.index] = module
+    users = {}  # node index -> the backward nodes that use its result
+    for node in order:
+        for i in node.inputs:
+            users.setdefault(i, set()).add(node.index)
+    for node in reversed(order):  # users come later in the forward pass: placed already
+        if node.index in own:
+            module_block = _block_name(own[node.index], depth)
+        elif not node.saved and len(users.get(node.index, ())) == 1:
+            (user,) = users[node.index]  # glue, e.g. a reshape before a Linear
+            module_block = block_of[user]
+        else:  # an activation, a residual stream, a trunk's output under two heads
+            module_block = _block_name(last[node.index], depth)
+        block_of[node.index] = module_block
+
+    placed = set()  # leaves already listed in their block
+    for node in order:
+        for i in node.inputs:  # a leaf is listed in its block where first used
+            leaf = graph.nodes[i]
+            if leaf.is_leaf and i not in placed:
+                placed.add(i)
+                members.setdefault(block_of[i], ([], []))[1].append(
+                    (param_name.get(id(leaf.leaf_tensor)), leaf))
+        members.setdefault(block_of[node.index], ([], []))[0].append(node)
+    return block_of, members
+
+
+def _boxes(members) -> list:
+    """Fold runs of alike neighbours ("layers.1", "layers.2", ...) into one box each."""
+    boxes = []  # (names of the blocks in the box, their common signature)
+    for name, (nodes, leaves) in members.items():
+        signature = _signature(nodes, leaves, name + ".")
+        if boxes and _alike_names(name, boxes[-1][0][-1]) and boxes[-1][1] == signature:
+            boxes[-1][0].append(name)
+        else:
+            boxes.append(([name], signature))
+    return [names for names, _ in boxes]
+
+
+def _count(graph, box_names, members, box_of) -> list:
+    blocks = []
+    for names in box_names:
+        label = names[0] if len(names) == 1 else \
+            f"{names[0]}-{names[-1].rpartition('.')[2]}"
+        blocks.append(Block(name=label, repeats=len(names)))
+    counted = set()  # storages already counted, so that the bytes add up over boxes
+    for names in box_names:
+        for name in names:
+            nodes, leaves = members[name]
+            for given, leaf in leaves:
+                block = blocks[box_of[leaf.index]]
+                if given is None:
+                    block.leaves += 1
+                else:
+                    block.params += 1
+            for node in nodes:
+                block = blocks[box_of[node.index]]
+                block.nodes += 1
+                if node.saved:
+                    block.holding += 1
+                    block.freed += node.freed
+                for saved in node.saved:
+                    if saved.lost is not None and saved.lost != FREED:
+                        block.lost[saved.lost] = block.lost.get(saved.lost, 0) + 1
+                    for key, nbytes in _kept_alive(saved):
+                        if key not in counted:
+                            counted.add(key)
+                            block.saved_bytes += nbytes
+                            kind = node_kind(node.fn)
+                            block.bytes_by_kind[kind] = block.bytes_by_kind.get(kind, 0) + nbytes
+                if len(node.reached_by) > 1:
+                    block.shared += 1
+                    block.shared_by += [o for o in node.reached_by if o not in block.shared_by]
+    for name, _, index in graph.outputs:
+        blocks[box_of[index]].outputs.append(name)
+    return blocks
+
+
+def _size(nbytes: int) -> str:
+    for unit, scale in (("MB", 10**6), ("kB", 10**3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{nbytes} B"
+
+
+def _shape(tensor) -> str:
+    return "(" + ", ".join(str(n) for n in tensor.shape) + ")"
+
+
+def _describe(block: Block) -> list:
+    """The lines of a box's label, also used in the text summary."""
+    counts = []
+    if block.nodes or not block.leaves:
+        counts.append(f"{block.nodes} node{'s' * (block.nodes != 1)}")
+    if block.params:
+        counts.append(f"{block.params} param{'s' * (block.params != 1)}")
+    if block.leaves:
+        counts.append(f"{block.leaves} {'leaf' if block.leaves == 1 else 'leaves'}")
+    if block.holding:
+        counts.append(f"{block.holding} {'holds' if block.holding == 1 else 'hold'} "
+                      "saved tensors" + (f", {block.freed} freed" if block.freed else ""))
+    lines = [", ".join(counts)]
+    if block.holding:
+        kept = f"kept alive: {_size(block.saved_bytes)}"
+        if block.saved_bytes:
+            kind = max(block.bytes_by_kind, key=lambda k: (block.bytes_by_kind[k], k))
+            kept += f", most by {kind}"
+        lines.append(kept)
+    for state, number in block.lost.items():
+        lines.append(f"{number} saved tensors {state}")
+    if block.shared:
+        lines.append(f"{block.shared} nodes shared by {', '.join(block.shared_by)}")
+    return lines
+
+
+def _title(block: Block) -> str:
+    return block.name + (f" ({block.repeats} alike)" if block.repeats > 1 else "")
+
+
+def _summary(graph, blocks) -> str:
+    outputs = ", ".join(f"{name} {_shape(t)}" for name, t, _ in graph.outputs)
+    holding = sum(b.holding for b in blocks)
+    lines = [f"overview of {outputs}: {len(graph.nodes)} nodes in {len(blocks)} boxes, "
+             f"{holding} hold saved tensors, {sum(b.freed for b in blocks)} freed, "
+             f"{_size(sum(b.saved_bytes for b in blocks))} kept alive"]
+    width = max(len(_title(b)) for b in blocks)
+    for block in blocks:
+        what = "; ".join(_describe(block))
+        if block.outputs:
+            what += " -> " + ", ".join(block.outputs)
+        lines.append(f"  {_title(block).ljust(width)}  {what}")
+    return "\n".join(lines)
+
+
+def _dot(graph, blocks, block_of, box_of) -> graphviz.Digraph:
+    # No `size`: the picture is drawn at its natural scale, text readable as in draw.
+    dot = graphviz.Digraph(node_attr=NODE_STYLE, graph_attr=dict(ranksep="0.25"))
+    used = set()
+    for k, block in enumerate(blocks):
+        if block.nodes == 0 and block.params == 0:
+            style, key = LEAF, "leaf"
+        else:
+            style, key = (BACKWARD_FREED, "freed") if block.freed else (BACKWARD, "backward")
+            if block.shared:
+                used.add("shared")
+                style = {**style, **SHARED}
+        used.add(key)
+        label = "\n".join([_title(block)] + _describe(block))
+        dot.node(f"b{k}", label, **style)
+    # An edge wherever a node feeds a node of another block; between two blocks of one
+    # box it is a loop: the repeated blocks feed one another.
+    edges = sorted({(box_of[i], box_of[node.index])
+                    for node in graph.nodes for i in node.inputs
+                    if block_of[i] != block_of[node.index]})
+    for source, target in edges:
+        dot.edge(f"b{source}", f"b{target}")
+    for position, (name, tensor, index) in enumerate(graph.outputs):
+        used.add("output")
+        dot.node(f"out{position}", f"{name}\n{_shape(tensor)}", **OUTPUT)
+        dot.edge(f"b{box_of[index]}", f"out{position}")
+    with dot.subgraph(name="cluster_legend") as legend:
+        legend.attr(label="legend", fontname="monospace", fontsize="10", style="dashed")
+        shown = [key for key, _, _ in LEGEND if key in used]
+        for key, text, style in LEGEND:
+            if key in used:
+                legend.node(f"legend_{key}", text, **style)
+        for upper, lower in zip(shown, shown[1:]):
+            legend.edge(f"legend_{upper}", f"legend_{lower}", style="invis")
+    return dot
+
+
+class Overview(GraphView):
+    """The overview of a graph: SVG in Jupyter, a table of its boxes as text.
+
+    Like draw's GraphView: `.source` (the same DOT in every run), `.summary` (also
+    `repr()`), `.svg()` and `.save(path)`; `.blocks` holds the boxes' counts.
+    """
+
+    def __init__(self, graph, blocks, block_of, box_of):
+        self.blocks = blocks
+        self.summary = _summary(graph, blocks)
+        self.dot = _dot(graph, blocks, block_of, box_of)
+
+
+def overview(*outputs: torch.Tensor, params: Mapping[str, torch.Tensor] | None = None,
+             depth: int | None = None) -> Overview:
+    """Draw a big autograd graph as one box per block of the model.
+
+    params: maps parameter names to tensors, dict(model.named_parameters()): the
+        blocks come from these names (see the module's docstring for the rules).
+    depth: how many parts of a module's dotted name make a block (2 gives
+        "encoder.layers"); by default a name is cut after its first number.
+
+    Each box gives its backward nodes, parameters, the nodes holding saved tensors
+    and the bytes those keep alive (each storage counted once in the whole graph, so
+    the boxes add up to `retained_bytes`), how many were freed by backward, and the
+    outputs whose backward passes share its nodes. Saved tensors in another state
+    (packed by a saved-tensor hook, modified in place, unknown) get a line of their
+    own; nothing is unpacked, and packed ones count as `retained_bytes` counts them.
+
+    Below, six alike Linear layers: the first differs (its input needs no gradient),
+    the last also computes the loss. The summary's lines are wrapped here (doctest
+    compares them with whitespace normalized).
+
+    Example::
+
+        >>> import torch
+        >>> from autograd_lens import overview
+        >>> _ = torch.manual_seed(0)
+        >>> model = torch.nn.Sequential(*[torch.nn.Linear(8, 8) for _ in range(6)])
+        >>> loss = model(torch.randn(4, 8)).pow(2).mean()
+        >>> overview(loss, params=dict(model.named_parameters()))
+        overview of output 0 (): 26 nodes in 3 boxes, 7 hold saved tensors, 0 freed,
+            896 B kept alive
+          0              2 nodes, 2 params, 1 holds saved tensors;
+                         kept alive: 128 B, most by AddmmBackward0
+          1-4 (4 alike)  8 nodes, 8 params, 4 hold saved tensors;
+                         kept alive: 512 B, most by AddmmBackward0
+          5              4 nodes, 2 params, 2 hold saved tensors;
+                         kept alive: 256 B, most by PowBackward0 -> output 0
+    """
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
+                              or depth < 1):
+        raise ValueError(f"depth must be a whole number of 1 or more (how many parts of a "
+                         f"module's name make a block, e.g. 2 for 'encoder.layers'), "
+                         f"or None; got {depth!r}")
+    params = check_names(params)
+    if not params:
+        raise ValueError("overview groups nodes by the modules their parameters come from: "
+                         "pass params=dict(model.named_parameters())")
+    graph = walk(outputs, params)
+    block_of, members = _blocks(graph, params, depth)
+    box_names = _boxes(members)
+    box_of_block = {name: k for k, names in enumerate(box_names) for name in names}
+    box_of = {index: box_of_block[name] for index, name in block_of.items()}
+    blocks = _count(graph, box_names, members, box_of)
+    return Overview(graph, blocks, block_of, box_of)
