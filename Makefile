@@ -49,6 +49,8 @@ test: setup chromium npm
 # (build/.site-inputs lists them). MathJax comes from npm.
 SITE_INPUTS := $(sort $(wildcard README.md CONTRIBUTING.md LICENSE notebooks/[0-9]*.ipynb \
                                  figures/* docs/conf.py docs/_static/*))
+# The teacher's guide, and the decks (slides/) that the site makes from the lessons.
+SITE_INPUTS += $(sort $(wildcard docs/guide.md tools/classroom/slides.py tools/classroom/templates/*/*))
 
 site: $(SITE)/.built
 
