@@ -7,6 +7,7 @@ solution stored wrong in a notebook fails them:
     solution("02", 1)   # {"A", "C", "E"}: what the worked solution sets `answer` to
     solution("02", 3)   # the function one_pass, as the worked solution defines it
 """
+import json
 import sys
 from functools import lru_cache
 
@@ -57,3 +58,50 @@ def points(lesson):
     """Exercise number -> points, as the lesson gives them."""
     _, _, found = _lesson(lesson)
     return {number: exercise.points for number, exercise in found.items()}
+
+
+# What no student's notebook may hold.
+
+def stripped_lines(text):
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def secret_lines(lesson):
+    """Each worked solution's lines that the self-learner's notebook does not show
+    (lesson: the notebook's path): exercise number -> set of lines, stripped."""
+    notebook = nbformat.read(lesson, as_version=4)
+    found = exercises(notebook, lesson_number(lesson))
+    shown = set().union(*(stripped_lines(cell.source) for cell in notebook.cells))
+    secrets = {}
+    for exercise in found:
+        lines = stripped_lines(exercise.solution) - shown
+        assert lines, f"exercise {exercise.number}'s solution is all on the page already"
+        secrets[exercise.number] = lines
+    return secrets
+
+
+def every_string(value):
+    """Every string in a JSON value (keys and values, nested)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from every_string(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from every_string(item)
+
+
+def solution_lines_in(notebook_json, secrets):
+    """The secret lines that appear as a line of any string of the notebook's JSON."""
+    present = set().union(*(stripped_lines(text) for text in every_string(notebook_json)))
+    return {number: lines & present for number, lines in secrets.items() if lines & present}
+
+
+def assert_no_solution(notebook_json, lesson):
+    leaked = solution_lines_in(notebook_json, secret_lines(lesson))
+    assert not leaked, f"solution lines in a student's notebook: {leaked}"
+    text = json.dumps(notebook_json)
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS", '"classroom"'):
+        assert marker not in text, marker
