@@ -75,8 +75,8 @@ FORCE:
 
 # The teaching editions, build/classroom/{student,teacher,nbgrader,slides,guide}, from
 # the lessons and their worked solutions (tools/classroom; the teacher edition is run,
-# about a minute and a half). Rebuilt only when an input changed, was added or removed.
-CLASSROOM_INPUTS := $(sort $(wildcard notebooks/[0-9]*.ipynb src/*/*.py src/*/*/*.py \
+# about a minute). Rebuilt only when an input changed, was added or removed.
+CLASSROOM_INPUTS := $(sort $(wildcard notebooks/[0-9]*.ipynb src/*/*.py src/*/*/*.py course/*/*.py \
                                       tools/classroom/*.py tools/classroom/templates/*/* \
                                       docs/guide.md))
 # The decks need reveal.js and MathJax from npm; without npm there are no slides.
@@ -100,10 +100,14 @@ nbgrader-env: $(NBGRADER_READY)
 $(NBGRADER_VENV)/bin/python:
 	$(PYTHON) -m venv $(NBGRADER_VENV)
 
-$(NBGRADER_READY): requirements-nbgrader.txt pyproject.toml | $(NBGRADER_VENV)/bin/python
+# The course's checkers are installed too where they are a project of their own (course/).
+NBGRADER_EDITABLE := -e . $(if $(wildcard course/pyproject.toml),-e course)
+
+$(NBGRADER_READY): requirements-nbgrader.txt pyproject.toml $(wildcard course/pyproject.toml) \
+                   | $(NBGRADER_VENV)/bin/python
 	$(NBGRADER_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(NBGRADER_VENV)/bin/python -m pip install --quiet -r requirements-nbgrader.txt
-	$(NBGRADER_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(NBGRADER_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation $(NBGRADER_EDITABLE)
 	touch $@
 
 docs/node_modules/.installed: docs/package.json docs/package-lock.json | npm

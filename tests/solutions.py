@@ -68,13 +68,16 @@ def stripped_lines(text):
 
 def secret_lines(lesson):
     """Each worked solution's lines that the self-learner's notebook does not show
-    (lesson: the notebook's path): exercise number -> set of lines, stripped."""
+    (lesson: the notebook's path): exercise number -> set of lines, stripped, each with
+    a letter or digit."""
     notebook = nbformat.read(lesson, as_version=4)
     found = exercises(notebook, lesson_number(lesson))
     shown = set().union(*(stripped_lines(cell.source) for cell in notebook.cells))
     secrets = {}
     for exercise in found:
-        lines = stripped_lines(exercise.solution) - shown
+        # a line of brackets alone (a dict's closing "}") says nothing of the answer
+        lines = {line for line in stripped_lines(exercise.solution) - shown
+                 if any(character.isalnum() for character in line)}
         assert lines, f"exercise {exercise.number}'s solution is all on the page already"
         secrets[exercise.number] = lines
     return secrets

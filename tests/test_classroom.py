@@ -11,8 +11,10 @@
 
 Without build/classroom (`make classroom`) these tests skip, except under CI, where they fail.
 """
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -157,3 +159,32 @@ def test_nbgrader_config_gives_the_lessons_stub():
         unavailable("build/classroom/nbgrader is missing: run `make classroom`")
     assert f'c.ClearSolutions.code_stub = {{"python": {STUB!r}}}' in config.read_text()
     assert STUB.startswith("answer = None  # ")  # the line the lessons' answer cells have
+
+
+# --- what the site shows ---------------------------------------------------------------
+
+def page_text(path):
+    """An HTML page's text as a reader sees it: tags dropped (highlighted code is split
+    into many spans), entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(errors="replace")))
+
+
+def solution_lines_on(path, lesson):
+    text = {line.strip() for line in page_text(path).splitlines()}
+    return {number: lines & text for number, lines in secret_lines(lesson).items()
+            if lines & text}
+
+
+@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+def test_the_site_shows_no_solution(lesson):
+    """The site is the self-learner's edition: no worked solution on any of its pages
+    (lesson pages, the lesson's slides). The teacher's deck, read the same way, shows them."""
+    site = ROOT / "build" / "site" / "html"
+    if not (site / "notebooks" / f"{lesson.stem}.html").is_file():
+        unavailable("build/site/html is missing: run `make site`")
+    teacher_deck = CLASSROOM / "slides" / f"{lesson.stem}.html"
+    if teacher_deck.is_file():
+        assert solution_lines_on(teacher_deck, lesson)  # the reading can see code
+    leaks = {str(page.relative_to(site)): found for page in sorted(site.rglob("*.html"))
+             if (found := solution_lines_on(page, lesson))}
+    assert not leaks, leaks

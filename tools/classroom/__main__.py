@@ -23,6 +23,7 @@ from .exercises import ROOT, lesson_paths
 from .nbgrader_course import build_course
 
 OUT = ROOT / "build" / "classroom"
+NODE_MODULES = ROOT / "docs" / "node_modules"
 
 
 def optional(module: str, function: str):
@@ -39,7 +40,10 @@ def main(argv: list[str]) -> None:
     build_course(lessons, OUT / "nbgrader")
     build_teacher(lessons, OUT / "teacher")
     build_slides = optional("slides", "build_slides")
-    if build_slides is not None:
+    if build_slides is not None and not NODE_MODULES.is_dir():
+        print("No slides: they need reveal.js and MathJax from npm, in docs/node_modules "
+              "(`make classroom` fetches them where npm is installed).")
+    elif build_slides is not None:
         build_slides(OUT / "teacher", OUT / "slides")
     build_guide = optional("guide", "build_guide")
     if build_guide is not None:
