@@ -1,4 +1,5 @@
-# Set-up and checks for the series. `make lab` to learn, `make test` to check.
+# Set-up and checks for the series. `make lab` to learn, `make test` to check,
+# `make classroom` for the teaching editions (build/classroom).
 # Every target sets up .venv first; a second run re-installs nothing unless
 # requirements.txt or pyproject.toml changed.
 
@@ -8,8 +9,13 @@ BIN    := $(VENV)/bin
 READY  := $(VENV)/.installed
 LESSON := notebooks/01_backward_and_the_graph.ipynb
 SITE   := build/site
+CLASSROOM := build/classroom
+# nbgrader lives in a venv of its own: its JupyterLab extensions never touch .venv.
+NBGRADER_VENV  := .venv-nbgrader
+NBGRADER_READY := $(NBGRADER_VENV)/.installed
 
-.PHONY: setup graphviz chromium npm lab test site notebooks figures budget stats bench clean FORCE
+.PHONY: setup graphviz chromium npm lab test site classroom nbgrader-env notebooks figures \
+        budget stats bench clean FORCE
 
 setup: $(READY) graphviz
 
@@ -40,9 +46,11 @@ lab: setup
 	$(BIN)/jupyter lab --ip=127.0.0.1 $(AS_ROOT) $(LAB_ARGS) $(LESSON)
 
 # The browser tests (tests/browser) need Chromium and the built site; without them
-# they are skipped on a reader's machine and fail under CI.
-test: setup chromium npm
+# they are skipped on a reader's machine and fail under CI. The classroom tests need
+# build/classroom and the nbgrader venv (tests/test_classroom*.py).
+test: setup chromium npm $(NBGRADER_READY)
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory site; fi
+	@$(MAKE) --no-print-directory classroom
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The static site, build/site/html, from the stored outputs (nothing is re-run). It is
@@ -50,6 +58,8 @@ test: setup chromium npm
 # (build/.site-inputs lists them). MathJax comes from npm.
 SITE_INPUTS := $(sort $(wildcard README.md CONTRIBUTING.md LICENSE notebooks/[0-9]*.ipynb \
                                  figures/* docs/conf.py docs/_static/*))
+# The teacher's guide, and the decks (slides/) that the site makes from the lessons.
+SITE_INPUTS += $(sort $(wildcard docs/guide.md tools/classroom/slides.py tools/classroom/templates/*/*))
 
 site: $(SITE)/.built
 
@@ -63,6 +73,43 @@ $(SITE)/.built: build/.site-inputs $(SITE_INPUTS) docs/node_modules/.installed $
 	@echo "The site is in $(SITE)/html: open $(SITE)/html/index.html"
 
 FORCE:
+
+# The teaching editions, build/classroom/{student,teacher,nbgrader,slides,guide}, from
+# the lessons and their worked solutions (tools/classroom; the teacher edition is run,
+# about a minute). Rebuilt only when an input changed, was added or removed.
+CLASSROOM_INPUTS := $(sort $(wildcard notebooks/[0-9]*.ipynb src/*/*.py src/*/*/*.py course/*/*.py \
+                                      tools/classroom/*.py tools/classroom/templates/*/* \
+                                      docs/guide.md))
+# The decks need reveal.js and MathJax from npm; without npm there are no slides.
+CLASSROOM_NPM := $(if $(shell command -v npm 2>/dev/null),docs/node_modules/.installed)
+
+classroom: $(CLASSROOM)/.built
+
+build/.classroom-inputs: FORCE
+	@mkdir -p $(@D); echo '$(CLASSROOM_INPUTS)' | cmp -s - $@ || echo '$(CLASSROOM_INPUTS)' > $@
+
+$(CLASSROOM)/.built: build/.classroom-inputs $(CLASSROOM_INPUTS) $(CLASSROOM_NPM) $(READY)
+	@$(MAKE) --no-print-directory graphviz
+	rm -rf $(CLASSROOM)
+	$(BIN)/python -m tools.classroom
+	@touch $@
+
+# nbgrader, pinned (requirements-nbgrader.txt), with the lessons' packages, for the
+# test that generates, autogrades and exports the lessons as an nbgrader course.
+nbgrader-env: $(NBGRADER_READY)
+
+$(NBGRADER_VENV)/bin/python:
+	$(PYTHON) -m venv $(NBGRADER_VENV)
+
+# The course's checkers are installed too where they are a project of their own (course/).
+NBGRADER_EDITABLE := -e . $(if $(wildcard course/pyproject.toml),-e course)
+
+$(NBGRADER_READY): requirements-nbgrader.txt pyproject.toml $(wildcard course/pyproject.toml) \
+                   | $(NBGRADER_VENV)/bin/python
+	$(NBGRADER_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(NBGRADER_VENV)/bin/python -m pip install --quiet -r requirements-nbgrader.txt
+	$(NBGRADER_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation $(NBGRADER_EDITABLE)
+	touch $@
 
 docs/node_modules/.installed: docs/package.json docs/package-lock.json | npm
 	cd docs && npm ci --no-audit --no-fund --loglevel=error
@@ -90,4 +137,4 @@ budget: setup
 	$(BIN)/python tools/nbval_budget.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache $(SITE) test-artifacts docs/node_modules
+	rm -rf $(VENV) $(NBGRADER_VENV) .pytest_cache $(SITE) $(CLASSROOM) test-artifacts docs/node_modules

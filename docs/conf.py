@@ -10,13 +10,23 @@ so the site shows the files as they are, with nothing copied by hand:
   (never executed here), in file-name order, with the book theme's navigation.
 - Maths is rendered by MathJax 3 from docs/node_modules (npm, docs/package.json), copied
   into the site's _static/mathjax/, so the site needs no network.
+- For teachers: docs/guide.md, the teacher's guide, is a page (docs/guide.html), and
+  slides/NN_name.html is a reveal.js deck of each lesson, made from the lessons as stored
+  (tools/classroom/slides.py, reveal.js from npm too). Each lesson page links to both.
+  (`make classroom` makes the teacher's decks, with the worked solutions, from the teacher
+  edition; the site shows the lessons as a self-learner reads them, exercises unanswered.)
 """
 from pathlib import Path
+import importlib.util
 import json
+import re
 import shutil
 
 DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
 MATHJAX = DOCS / "node_modules" / "mathjax"
+SLIDES_TOOL = ROOT / "tools" / "classroom" / "slides.py"
+GUIDE = "docs/guide"  # the teacher's guide; each lesson's part starts at <a id="lesson-NN">
 
 project = "Autograd's memory, executed"
 author = "The autograd-lens contributors"
@@ -26,8 +36,8 @@ extensions = ["myst_nb"]
 
 root_doc = "README"
 # Only these files are pages; the rest of the repository is not walked into.
-include_patterns = ["README.md", "CONTRIBUTING.md", "notebooks/[0-9]*.ipynb"]
-exclude_patterns = [".*", "**/.*", "build", "docs", "src", "tests", "tools", "figures",
+include_patterns = ["README.md", "CONTRIBUTING.md", "notebooks/[0-9]*.ipynb", f"{GUIDE}.md"]
+exclude_patterns = [".*", "**/.*", "build", "docs/_static", "src", "tests", "tools", "figures",
                     "test-artifacts", "**/.ipynb_checkpoints", "**/node_modules"]
 
 # The lessons as stored: outputs of a clean "Restart & Run All", never re-executed.
@@ -70,16 +80,40 @@ notebooks/[0-9]*
 
 ```{toctree}
 :hidden:
+:caption: For teachers
+
+docs/guide
+```
+
+```{toctree}
+:hidden:
 :caption: For authors
 
 CONTRIBUTING
 ```
 """
 
+# Put under each lesson's title: its slides and its part of the teacher's guide.
+FOR_TEACHERS = ('<p class="for-teachers">For teachers: <a href="../slides/{stem}.html">'
+                "this lesson's slides</a> · <a href=\"../{guide}.html#lesson-{number}\">"
+                "its plan in the teacher's guide</a></p>")
+
 
 def _add_toctree(app, docname, source):
     if docname == root_doc:
         source[0] += TOCTREE
+
+
+def _add_teacher_links(app, docname, source):
+    match = re.fullmatch(r"notebooks/(([0-9]{2})_\w+)", docname)
+    if not match:
+        return
+    notebook = json.loads(source[0])
+    title = notebook["cells"][0]
+    lines = "".join(title["source"]).split("\n")
+    links = FOR_TEACHERS.format(stem=match[1], number=match[2], guide=GUIDE)
+    title["source"] = "\n".join([lines[0], "", links, ""] + lines[1:])
+    source[0] = json.dumps(notebook)
 
 
 # Parts of MathJax's es5/ bundle that tex-mml-chtml.js loads, now or on demand (TeX
@@ -109,6 +143,17 @@ def _copy_mathjax(app, exception):
     stamp.write_text(version)
 
 
+def _build_slides(app, exception):
+    """A deck per lesson in slides/, from the lessons as stored; MathJax: the site's copy."""
+    if exception is not None or app.builder.format != "html":
+        return
+    spec = importlib.util.spec_from_file_location("classroom_slides", SLIDES_TOOL)
+    slides = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(slides)
+    slides.build_slides(ROOT / "notebooks", Path(app.outdir) / "slides", mark_notebooks=False,
+                        mathjax_url="../_static/mathjax/tex-mml-chtml.js")
+
+
 REDIRECT = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{title}</title>
@@ -130,5 +175,7 @@ def _write_index(app, exception):
 
 def setup(app):
     app.connect("source-read", _add_toctree)
+    app.connect("source-read", _add_teacher_links)
     app.connect("build-finished", _copy_mathjax)
+    app.connect("build-finished", _build_slides)
     app.connect("build-finished", _write_index)

@@ -9,6 +9,7 @@ from checks import (autograd_left_alone, every_checker_tests, global_rng_left_al
                     is_correct, is_not_yet)
 from conftest import ROOT
 from lesson_checks import lesson01
+from solutions import solution
 
 CHECKS = [lesson01.exercise_1, lesson01.exercise_2, lesson01.exercise_3]
 
@@ -38,10 +39,10 @@ def test_the_notebook_shows_the_code_the_checkers_run():
 # Exercise 1: y = a.exp() saves its output, `result`, not its input.
 
 def test_exercise_1_reads_a_real_node():
-    assert lesson01._saved_by_exp() == ["result"]
+    assert lesson01._saved_by_exp() == [solution("01", 1)]
 
 
-@pytest.mark.parametrize("answer", ["result", " Result ", "'result'", "_saved_result"])
+@pytest.mark.parametrize("answer", [solution("01", 1), "result", " Result ", "'result'", "_saved_result"])
 def test_exercise_1_right(answer):
     assert is_correct(lesson01.exercise_1(answer))
 
@@ -59,7 +60,7 @@ def test_exercise_1_hints_are_specific():
 
 # Exercise 2: y = last * first, both chunks of x: (SplitBackward0, 2), (SplitBackward0, 0).
 
-RIGHT_PAIRS = [("SplitBackward0", 2), ("SplitBackward0", 0)]
+RIGHT_PAIRS = solution("01", 2)  # the lesson's worked solution: [("SplitBackward0", 2), ...]
 
 
 def test_exercise_2_expected_comes_from_autograd():
@@ -132,8 +133,11 @@ def test_exercise_2_node_objects_are_not_names():
 
 # Exercise 3: after the code, w, u (zeros) and h (retain_grad) have a .grad.
 
+RIGHT_NAMES = solution("01", 3)
+
+
 def test_exercise_3_truth_comes_from_the_tensors():
-    assert lesson01._with_grad() == {"w", "u", "h"}
+    assert lesson01._with_grad() == RIGHT_NAMES
 
 
 def test_exercise_3_has_a_hint_for_every_name():
@@ -143,7 +147,7 @@ def test_exercise_3_has_a_hint_for_every_name():
 
 
 @pytest.mark.parametrize("answer", [
-    {"w", "u", "h"}, ["h", "u", "w"], ("W", "U", " h "), frozenset({"w", "u", "h"}),
+    RIGHT_NAMES, ["h", "u", "w"], ("W", "U", " h "), frozenset({"w", "u", "h"}),
     ["w", "u", "h", "w"],
 ])
 def test_exercise_3_right(answer):
@@ -179,6 +183,6 @@ def test_exercise_3_tensors_are_not_names():
 
 def test_checkers_leave_the_rng_and_autograd_alone():
     with global_rng_left_alone(), autograd_left_alone():
-        lesson01.exercise_1("result")
+        lesson01.exercise_1(solution("01", 1))
         lesson01.exercise_2(RIGHT_PAIRS)
-        lesson01.exercise_3({"w", "u", "h"})
+        lesson01.exercise_3(RIGHT_NAMES)

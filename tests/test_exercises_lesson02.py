@@ -10,6 +10,7 @@ from checks import (autograd_left_alone, every_checker_tests, global_rng_left_al
                     is_correct, is_not_yet)
 from conftest import ROOT
 from lesson_checks import lesson02
+from solutions import solution
 
 NOTEBOOK = ROOT / "notebooks" / "02_retain_graph.ipynb"
 
@@ -31,7 +32,7 @@ def exercise_markdown(number):
 
 # Exercise 1: which expressions survive a second backward without retain_graph.
 
-SURVIVORS = {"A", "C", "E"}
+SURVIVORS = solution("02", 1)  # the lesson's worked solution
 
 
 def test_exercise_1_survivors_come_from_running_pytorch():
@@ -84,7 +85,7 @@ def test_exercise_1_unknown_label_is_named():
 
 # Exercise 2: which saved tensors are still alive after the four calls.
 
-ALIVE = {"B", "D"}
+ALIVE = solution("02", 2)
 
 
 def test_exercise_2_alive_comes_from_running_pytorch():
@@ -137,9 +138,7 @@ def test_exercise_2_other_wrong_answers(answer):
 
 # Exercise 3: one graph, one backward, a.grad = 5a, nothing by hand.
 
-def one_pass(a):
-    c = (a ** 2) * 2
-    (c.mean() + c.sum()).backward()
+one_pass = solution("02", 3)  # the lesson's worked solution
 
 
 def list_of_outputs(a):

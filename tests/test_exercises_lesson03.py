@@ -9,6 +9,7 @@ from checks import (autograd_left_alone, every_checker_tests, global_rng_left_al
                     is_correct, is_not_yet)
 from lesson_checks import lesson03
 from lesson_checks.lesson03 import exercise_1, exercise_2, exercise_3
+from solutions import solution
 
 CHECKS = [exercise_1, exercise_2, exercise_3]
 ODD_INPUTS = ["6, -3", 3.5, {"a": 1}, object(), b"AB"]
@@ -21,7 +22,7 @@ test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = 
 
 # Exercise 1: w.grad after three backward() calls ---------------------------
 
-@pytest.mark.parametrize("answer", [[6.0, -3.0], (6, -3), torch.tensor([6.0, -3.0]),
+@pytest.mark.parametrize("answer", [solution("03", 1), [6.0, -3.0], (6, -3), torch.tensor([6.0, -3.0]),
                                     np.array([6.0, -3.0]), torch.tensor([[6.0, -3.0]])])
 def test_exercise_1_correct(answer):
     assert is_correct(exercise_1(answer))
@@ -66,7 +67,7 @@ def test_exercise_2_the_key_comes_from_running_pytorch():
     assert [lesson03.keeps_the_equality(label) for label in "ABCD"] == [True, True, False, False]
 
 
-@pytest.mark.parametrize("answer", [{"A", "B"}, ["b", "a"], ("A", "B"), frozenset("AB")])
+@pytest.mark.parametrize("answer", [solution("03", 2), ["b", "a"], ("A", "B"), frozenset("AB")])
 def test_exercise_2_correct(answer):
     assert is_correct(exercise_2(answer))
 
@@ -103,10 +104,7 @@ def share_of(X_micro, X):
     return len(X_micro) / len(X)
 
 
-def accumulate_right(model, X, y, n_micro):
-    model.zero_grad()
-    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
-        (F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X)).backward()
+accumulate_right = solution("03", 3)  # the lesson's worked solution
 
 
 def accumulate_with_sums(model, X, y, n_micro):
@@ -272,8 +270,8 @@ def test_checkers_leave_the_global_random_state_alone():
         accumulate_right(model, X, y, n_micro)
 
     with global_rng_left_alone():
-        exercise_1([6.0, -3.0])
-        exercise_2({"A", "B"})
+        exercise_1(solution("03", 1))
+        exercise_2(solution("03", 2))
         exercise_3(accumulate_right)
         exercise_3(accumulate_drawing_random_numbers)
 

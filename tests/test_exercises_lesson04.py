@@ -15,6 +15,7 @@ from checks import (autograd_left_alone, every_checker_tests, global_rng_left_al
 from lesson_checks import lesson04
 from lesson_checks.errors import FREED_BUFFER
 from lesson_checks.lesson04 import exercise_1, exercise_2
+from solutions import solution
 from test_multitask_gradients import LESSON, lesson_definition
 
 TwoHeadNet = lesson_definition("TwoHeadNet")
@@ -28,7 +29,7 @@ test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = 
 
 # Exercise 1: which error each sequence raises --------------------------------------------
 
-RIGHT_ERRORS = {"A": "freed buffer", "B": "none", "C": "none", "D": "version counter"}
+RIGHT_ERRORS = solution("04", 1)  # the lesson's worked solution
 
 
 @pytest.mark.parametrize("answer", [
@@ -125,7 +126,10 @@ def test_the_loop_of_exercise_2_is_broken():
     assert error == FREED_BUFFER
 
 
-@pytest.mark.parametrize("answer", [{"C", "E"}, ["E", "C"], ("c", " e "), frozenset("CE")])
+RIGHT_FIXES = solution("04", 2)
+
+
+@pytest.mark.parametrize("answer", [RIGHT_FIXES, ["E", "C"], ("c", " e "), frozenset("CE")])
 def test_exercise_2_correct(answer):
     assert is_correct(exercise_2(answer, TwoHeadNet))
 
@@ -165,7 +169,7 @@ def test_exercise_2_judges_the_update_not_just_the_error():
 def test_the_checks_leave_the_readers_random_state_and_autograd_alone():
     with global_rng_left_alone(), autograd_left_alone():
         exercise_1(RIGHT_ERRORS, TwoHeadNet)
-        exercise_2({"C", "E"}, TwoHeadNet)
+        exercise_2(RIGHT_FIXES, TwoHeadNet)
         exercise_2({"B"}, TwoHeadNet)  # raises inside the check
 
 

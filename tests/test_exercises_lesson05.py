@@ -8,6 +8,7 @@ from torch import nn
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
 from lesson_checks import lesson05
+from solutions import solution
 
 CHECKS = [lesson05.exercise_1, lesson05.exercise_2, lesson05.exercise_3]
 
@@ -23,11 +24,11 @@ test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = 
 
 # Exercise 1: Linear(10, 40) -> GELU -> Linear(40, 20) -> Tanh -> Linear(20, 3), batch 25.
 
-RIGHT_BYTES = 4 * 25 * (10 + 40 + 40 + 20 + 3)  # x, GELU's input and output, Tanh's, out
+RIGHT_BYTES = solution("05", 1)  # the lesson's worked solution: x, GELU's input and output, Tanh's, out
 
 
 def test_exercise_1_measures_what_the_hand_count_says():
-    assert lesson05._exercise_1_measured() == RIGHT_BYTES == 11300
+    assert lesson05._exercise_1_measured() == RIGHT_BYTES
 
 
 @pytest.mark.parametrize("answer", [11300, 11300.0, np.int64(11300)])
@@ -66,7 +67,7 @@ def test_exercise_1_asks_for_a_plain_number():
 
 # Exercise 2: which snippets still hold saved tensors once they finish.
 
-KEEPERS = {"A", "C", "E", "F"}
+KEEPERS = solution("05", 2)
 
 
 def test_exercise_2_runs_the_snippets():
@@ -139,7 +140,8 @@ def with_inference_mode(model, batches):
     return sum(losses).item() / len(batches), torch.cat(outputs)
 
 
-@pytest.mark.parametrize("answer", [with_no_grad, with_item_and_detach, with_inference_mode])
+@pytest.mark.parametrize("answer", [solution("05", 3), with_no_grad, with_item_and_detach,
+                                    with_inference_mode])
 def test_exercise_3_right(answer):
     assert is_correct(lesson05.exercise_3(answer))
 

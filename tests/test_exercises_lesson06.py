@@ -14,6 +14,7 @@ from checks import (autograd_left_alone, every_checker_tests, global_rng_left_al
 from conftest import ROOT
 from lesson_checks import lesson06
 from lesson_checks.errors import FREED_BUFFER, NO_ERROR, VERSION_COUNTER
+from solutions import solution
 
 CHECKS = [lesson06.exercise_1, lesson06.exercise_2]
 
@@ -28,16 +29,7 @@ test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = 
 
 # Exercise 1: truncated BPTT with an LSTM, whose state is a pair (h, c).
 
-def detach_tuple(lstm, head, chunks, optimizer):
-    state = None
-    for inputs, targets in chunks:
-        if state is not None:
-            state = tuple(s.detach() for s in state)
-        outputs, state = lstm(inputs, state)
-        loss = F.mse_loss(head(outputs), targets)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+detach_tuple = solution("06", 1)  # the lesson's worked solution
 
 
 def detach_pair_after_forward(lstm, head, chunks, optimizer):
@@ -208,7 +200,7 @@ def test_exercise_1_hints_never_give_the_fix_away():
 
 # Exercise 2: which error does each sequence raise?
 
-RIGHT_2 = {1: VERSION_COUNTER, 2: FREED_BUFFER, 3: NO_ERROR, 4: FREED_BUFFER}
+RIGHT_2 = solution("06", 2)  # the lesson's worked solution
 
 
 def test_exercise_2_key_is_what_pytorch_raises():

@@ -18,6 +18,7 @@ from conftest import ROOT
 from lesson_checks import lesson07
 from lesson_checks.errors import FREED_BUFFER, VERSION_COUNTER, error_raised_by
 from lesson_checks.seeding import seeded
+from solutions import solution
 
 LESSON = ROOT / "notebooks" / "07_debugging_a_second_backward_error.ipynb"
 
@@ -72,16 +73,7 @@ def train_with_anchor(encoder, head, opt, x, y, steps):  # as the exercise gives
     return losses
 
 
-def anchor_detached_once(encoder, head, opt, x, y, steps):
-    anchor, losses = None, []
-    for _ in range(steps):
-        features = encoder(x)
-        if anchor is None:
-            anchor = features.detach()
-        loss = F.mse_loss(head(features), y) + F.mse_loss(features, anchor)
-        step(loss, opt)
-        losses.append(loss.item())
-    return losses
+anchor_detached_once = solution("07", 1)  # the lesson's worked solution
 
 
 def anchor_before_the_loop(encoder, head, opt, x, y, steps):
@@ -285,6 +277,11 @@ def norm_then_clone_then_in_place(features):
                                         norm_then_clone_then_in_place])
 def test_exercise_2_right(scale_rows):
     verdict = exercise_2(training_with(scale_rows))
+    assert is_correct(verdict), verdict
+
+
+def test_exercise_2_the_lessons_worked_solution():
+    verdict = exercise_2(solution("07", 2))
     assert is_correct(verdict), verdict
 
 

@@ -6,6 +6,9 @@ real browser, Debian's Chromium (/usr/bin/chromium, or $CHROMIUM) driven by Play
   so nothing can autosave over them), with its own config, data and runtime folders.
 - `site`: build/site/html (made by `make site`) served by http.server on 127.0.0.1,
   recording the status of every request the browser makes.
+- `classroom`: build/classroom (made by `make classroom`: the slide decks, the student
+  edition) served the same way. The JupyterLab server also serves a throwaway copy of
+  the student edition, in student/.
 - Screenshots go to test-artifacts/screenshots/ (ignored by git).
 
 Without a browser or a built site these tests skip, except under CI, where they fail.
@@ -31,6 +34,7 @@ import pytest
 from .stored_outputs import LESSONS, ROOT, read_lesson, without_outputs
 
 SITE = ROOT / "build" / "site" / "html"
+CLASSROOM = ROOT / "build" / "classroom"
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # As root Chromium needs --no-sandbox; the rest keep it from calling home (this machine
@@ -50,9 +54,12 @@ def unavailable(reason):
 
 
 def site_pages():
-    """The site's pages: the landing page (README), each lesson, the authors' guide."""
+    """The site's pages: the landing page (README), each lesson, the authors' guide, the
+    teacher's guide."""
     guide = ["CONTRIBUTING.html"] if (ROOT / "CONTRIBUTING.md").is_file() else []
-    return ["README.html"] + guide + [f"notebooks/{lesson.stem}.html" for lesson in LESSONS]
+    teachers = ["docs/guide.html"] if (ROOT / "docs" / "guide.md").is_file() else []
+    return (["README.html"] + guide + [f"notebooks/{lesson.stem}.html" for lesson in LESSONS]
+            + teachers)
 
 
 def pytest_generate_tests(metafunc):
@@ -128,13 +135,13 @@ class JupyterLab:
             body = response.read()
         return json.loads(body) if body else None
 
-    def lab_url(self, notebook: str) -> str:
+    def lab_url(self, notebook: str, folder: str = "notebooks") -> str:
         # ?reset: start from an empty workspace, not the previous test's layout.
-        return f"{self.url}/lab/tree/notebooks/{notebook}?reset&token={self.token}"
+        return f"{self.url}/lab/tree/{folder}/{notebook}?reset&token={self.token}"
 
-    def kernel_state(self, notebook: str):
+    def kernel_state(self, notebook: str, folder: str = "notebooks"):
         for session in self.api("sessions"):
-            if session["path"] == f"notebooks/{notebook}":
+            if session["path"] == f"{folder}/{notebook}":
                 return session["kernel"]["execution_state"]
         return None
 
@@ -155,6 +162,9 @@ def jupyterlab(tmp_path_factory):
     for lesson in LESSONS:
         notebook, _ = read_lesson(lesson)
         nbformat.write(without_outputs(notebook), work / "notebooks" / lesson.name)
+    if (CLASSROOM / "student").is_dir():  # the student edition, as `make classroom` made it
+        shutil.copytree(CLASSROOM / "student", work / "student",
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
 
     config = home / "config"
     # Every cell in the DOM (no virtual scrolling), so that the test can read them all;
@@ -229,14 +239,12 @@ class Site:
         return [(path, status) for path, status in self.requests[start:] if status >= 400]
 
 
-@pytest.fixture(scope="session")
-def site():
-    if not (SITE / "index.html").is_file():
-        unavailable(f"no built site in {SITE.relative_to(ROOT)}: run `make site` first")
+def _serve(directory: Path):
+    """Serve a folder on 127.0.0.1 (a random free port), recording every request."""
     requests = []
     handler = type("Handler", (_QuietHandler,), {"requests": requests})
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(handler, directory=str(SITE)))
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -244,3 +252,18 @@ def site():
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site():
+    if not (SITE / "index.html").is_file():
+        unavailable(f"no built site in {SITE.relative_to(ROOT)}: run `make site` first")
+    yield from _serve(SITE)
+
+
+@pytest.fixture(scope="session")
+def classroom():
+    """build/classroom, served: its slides/ and guide/ as a teacher's browser opens them."""
+    if not (CLASSROOM / "slides").is_dir():
+        unavailable(f"no slides in {(CLASSROOM / 'slides').relative_to(ROOT)}: run `make classroom` first")
+    yield from _serve(CLASSROOM)

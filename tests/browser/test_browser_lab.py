@@ -31,13 +31,13 @@ IMAGES_SETTLED = """() => [...document.querySelectorAll('.jp-OutputArea-output i
     .every(image => image.complete)"""
 
 
-def _open(page, jupyterlab, name, cell_count):
-    page.goto(jupyterlab.lab_url(name))
+def _open(page, jupyterlab, name, cell_count, folder="notebooks"):
+    page.goto(jupyterlab.lab_url(name, folder))
     page.wait_for_function(
         "n => document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell').length === n",
         arg=cell_count, timeout=120_000)
     deadline = time.monotonic() + 120
-    while jupyterlab.kernel_state(name) != "idle":
+    while jupyterlab.kernel_state(name, folder) != "idle":
         assert time.monotonic() < deadline, f"the kernel of {name} did not start:\n{jupyterlab.log_tail()}"
         time.sleep(0.5)
 
@@ -52,7 +52,7 @@ def _restart_and_run_all(page):
     dialog.wait_for(state="detached")
 
 
-def _wait_until_done(page, jupyterlab, name):
+def _wait_until_done(page, jupyterlab, name, folder="notebooks"):
     """Done when no cell is running ([*]) and the kernel is idle, for 2 s running: Run All
     goes cell by cell, so between two cells there is a moment when neither holds."""
     deadline = time.monotonic() + RUN_TIMEOUT
@@ -61,7 +61,8 @@ def _wait_until_done(page, jupyterlab, name):
         prompts = page.eval_on_selector_all(
             ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt", "ps => ps.map(p => p.textContent)")
         ran = sum(bool(PROMPT_RAN.search(p)) for p in prompts)
-        quiet = ran > 0 and not any("*" in p for p in prompts) and jupyterlab.kernel_state(name) == "idle"
+        quiet = (ran > 0 and not any("*" in p for p in prompts)
+                 and jupyterlab.kernel_state(name, folder) == "idle")
         if not quiet:
             quiet_since = None
         elif quiet_since is None:

@@ -161,3 +161,41 @@ def test_every_local_link_works(site, page):
                  if f"/notebooks/{lesson.stem}.html" not in pages]
     assert not problems, "\n".join(problems)
     assert len(seen) >= len(LESSONS) + 2
+
+
+def test_teacher_links(site, page):
+    """Each lesson page links its slides and its part of the teacher's guide; the guide's
+    links to lessons land on a section that exists (the guide's test checks the cells)."""
+    if not (ROOT / "docs" / "guide.md").is_file():
+        return
+    visit, problems, ids = Visit(page, site), [], {}
+
+    def anchors(url):
+        path = urlsplit(url).path
+        if path not in ids:
+            page.goto(url.split("#")[0], wait_until="domcontentloaded")
+            ids[path] = set(page.eval_on_selector_all("[id]", "es => es.map(e => e.id)"))
+        return ids[path]
+
+    for lesson in LESSONS:
+        page.goto(f"{site.url}/notebooks/{lesson.stem}.html", wait_until="domcontentloaded")
+        links = page.eval_on_selector_all("p.for-teachers a[href]", "as => as.map(a => a.href)")
+        slides = f"{site.url}/slides/{lesson.stem}.html"
+        guide = f"{site.url}/docs/guide.html#lesson-{lesson.name[:2]}"
+        if links != [slides, guide]:
+            problems.append(f"{lesson.stem}: teacher links {links}, expected {[slides, guide]}")
+            continue
+        if page.request.get(slides).status != 200:
+            problems.append(f"{lesson.stem}: its slides {slides} do not answer")
+        if f"lesson-{lesson.name[:2]}" not in anchors(guide):
+            problems.append(f"{lesson.stem}: the guide has no #lesson-{lesson.name[:2]}")
+
+    page.goto(f"{site.url}/docs/guide.html", wait_until="domcontentloaded")
+    cited = page.eval_on_selector_all("article a[href*='notebooks/']", "as => as.map(a => a.href)")
+    assert len(cited) >= 4 * len(LESSONS), f"the guide links its lessons {len(cited)} times"
+    for url in cited:
+        fragment = urlsplit(url).fragment
+        if fragment and fragment not in anchors(url):
+            problems.append(f"the guide links {url}, whose page has no #{fragment}")
+    problems += visit.problems + visit.server_problems()
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,190 @@
+"""The classroom editions that `make classroom` writes to build/classroom (tools/classroom):
+
+- student/: the lessons' cells as they are, outputs cleared, and no line of any worked
+  solution anywhere in the file (metadata included); "Run All" in a fresh kernel goes to
+  the end (only the cells tagged `raises-exception` raise), every check cell "not
+  answered yet";
+- teacher/: every worked solution in place, every check cell "✓ correct", and the stored
+  outputs exactly what a fresh run gives (strict nbval, as for notebooks/);
+- nbgrader/: a solution region and a hidden test per exercise, with its points
+  (tests/test_classroom_nbgrader.py runs nbgrader itself on it).
+
+Without build/classroom (`make classroom`) these tests skip, except under CI, where they fail.
+"""
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from conftest import NOTEBOOKS, ROOT
+from solutions import answer_cell, assert_no_solution, secret_lines, solution_lines_in
+
+sys.path.insert(0, str(ROOT))
+from tools.classroom.editions import CORRECT, UNANSWERED, output_text  # noqa: E402
+from tools.classroom.exercises import exercises, lesson_number  # noqa: E402
+from tools.classroom.nbgrader_course import STUB, hidden_test  # noqa: E402
+
+CLASSROOM = ROOT / "build" / "classroom"
+LESSON_IDS = [path.stem for path in NOTEBOOKS]
+
+
+def unavailable(reason):
+    """Skip on a learner's machine; fail under CI, where a skip would hide a missing set-up."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (not skipped under CI)")
+    pytest.skip(reason)
+
+
+def edition(name, lesson):
+    path = CLASSROOM / name / lesson.name
+    if not path.is_file():
+        unavailable(f"{path.relative_to(ROOT)} is missing: run `make classroom`")
+    return nbformat.read(path, as_version=4)
+
+
+def lesson_and_exercises(lesson):
+    notebook = nbformat.read(lesson, as_version=4)
+    return notebook, exercises(notebook, lesson_number(lesson))
+
+
+def tags(cell):
+    return cell.metadata.get("tags", [])
+
+
+def test_the_solution_check_would_see_a_leak():
+    """A notebook that carried a solution in its metadata is caught (the test can fail)."""
+    lesson = NOTEBOOKS[0]
+    leaky = json.loads(lesson.read_text())
+    assert solution_lines_in(leaky, secret_lines(lesson))  # the self-learner's metadata has them
+
+
+# --- student/ ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+def test_student_edition_has_no_solution(lesson):
+    edition(lesson=lesson, name="student")
+    assert_no_solution(json.loads((CLASSROOM / "student" / lesson.name).read_text()), lesson)
+
+
+@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+def test_student_edition_is_the_lesson_without_outputs(lesson):
+    student, (notebook, _) = edition("student", lesson), lesson_and_exercises(lesson)
+    assert [(c.cell_type, c.source, tags(c)) for c in student.cells] == \
+        [(c.cell_type, c.source, tags(c)) for c in notebook.cells]
+    assert all(not c.outputs and c.execution_count is None
+               for c in student.cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+def test_student_edition_runs_all_from_a_fresh_kernel(lesson, tmp_path):
+    """Run All in a fresh kernel: only the cells tagged raises-exception may raise (nbclient
+    stops at any other error), and every check cell says "not answered yet"."""
+    student = edition("student", lesson)
+    _, found = lesson_and_exercises(lesson)
+    shutil.copy(CLASSROOM / "student" / lesson.name, tmp_path)
+    NotebookClient(student, kernel_name="python3", timeout=600,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    for cell in student.cells:
+        if "raises-exception" in tags(cell):
+            assert any(o.output_type == "error" for o in cell.outputs), cell.source
+    for exercise in found:
+        shown = output_text(student.cells[exercise.check_cell])
+        assert UNANSWERED in shown, f"exercise {exercise.number}: {shown}"
+
+
+# --- teacher/ ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+def test_teacher_edition_shows_every_solution_correct(lesson):
+    teacher, (notebook, found) = edition("teacher", lesson), lesson_and_exercises(lesson)
+    answer_cells = {exercise.answer_cell for exercise in found}
+    for index, (ours, theirs) in enumerate(zip(teacher.cells, notebook.cells, strict=True)):
+        if index not in answer_cells:
+            assert ours.source == theirs.source
+    for exercise in found:
+        assert teacher.cells[exercise.answer_cell].source == \
+            answer_cell(lesson_number(lesson), exercise.number)
+        shown = output_text(teacher.cells[exercise.check_cell])
+        assert shown.startswith(CORRECT), f"exercise {exercise.number}: {shown}"
+
+
+def test_teacher_edition_passes_strict_nbval():
+    """The teacher edition's stored outputs are what a fresh run gives: nbval in strict
+    mode, with the lessons' settings (pyproject.toml's addopts), in a pytest of its own."""
+    teacher = sorted((CLASSROOM / "teacher").glob("[0-9]*.ipynb"))
+    if [path.name for path in teacher] != [path.name for path in NOTEBOOKS]:
+        unavailable("build/classroom/teacher is missing or incomplete: run `make classroom`")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         *[str(path.relative_to(ROOT)) for path in teacher]],
+        cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert " passed" in summary and "failed" not in summary, summary
+
+
+# --- nbgrader/ -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+def test_nbgrader_source_marks_each_exercise(lesson):
+    path = CLASSROOM / "nbgrader" / "source" / lesson.stem / lesson.name
+    if not path.is_file():
+        unavailable(f"{path.relative_to(ROOT)} is missing: run `make classroom`")
+    source = nbformat.read(path, as_version=4)
+    notebook, found = lesson_and_exercises(lesson)
+    assert len(source.cells) == len(notebook.cells)
+    graded = {}
+    for exercise in found:
+        answer, check = source.cells[exercise.answer_cell], source.cells[exercise.check_cell]
+        assert f"### BEGIN SOLUTION\n{exercise.solution}\n### END SOLUTION" in answer.source
+        assert answer.metadata["nbgrader"]["solution"] is True
+        assert check.source == hidden_test(notebook.cells[exercise.check_cell].source.strip())
+        meta = check.metadata["nbgrader"]
+        assert meta["grade"] and meta["locked"] and not meta["solution"]
+        graded[meta["grade_id"]] = meta["points"]
+    assert graded == {exercise.grade_id: exercise.points for exercise in found}
+    assert not any("classroom" in cell.metadata for cell in source.cells)
+
+
+def test_nbgrader_config_gives_the_lessons_stub():
+    config = CLASSROOM / "nbgrader" / "nbgrader_config.py"
+    if not config.is_file():
+        unavailable("build/classroom/nbgrader is missing: run `make classroom`")
+    assert f'c.ClearSolutions.code_stub = {{"python": {STUB!r}}}' in config.read_text()
+    assert STUB.startswith("answer = None  # ")  # the line the lessons' answer cells have
+
+
+# --- what the site shows ---------------------------------------------------------------
+
+def page_text(path):
+    """An HTML page's text as a reader sees it: tags dropped (highlighted code is split
+    into many spans), entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(errors="replace")))
+
+
+def solution_lines_on(path, lesson):
+    text = {line.strip() for line in page_text(path).splitlines()}
+    return {number: lines & text for number, lines in secret_lines(lesson).items()
+            if lines & text}
+
+
+@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+def test_the_site_shows_no_solution(lesson):
+    """The site is the self-learner's edition: no worked solution on any of its pages
+    (lesson pages, the lesson's slides). The teacher's deck, read the same way, shows them."""
+    site = ROOT / "build" / "site" / "html"
+    if not (site / "notebooks" / f"{lesson.stem}.html").is_file():
+        unavailable("build/site/html is missing: run `make site`")
+    teacher_deck = CLASSROOM / "slides" / f"{lesson.stem}.html"
+    if teacher_deck.is_file():
+        assert solution_lines_on(teacher_deck, lesson)  # the reading can see code
+    leaks = {str(page.relative_to(site)): found for page in sorted(site.rglob("*.html"))
+             if (found := solution_lines_on(page, lesson))}
+    assert not leaks, leaks

@@ -1,0 +1,130 @@
+"""The teacher's guide (docs/guide.md) stays true to the lessons it plans.
+
+Every cell it cites, as a link `[§N › "first words"](../notebooks/NN_name.ipynb#section)`,
+must exist: the lesson, a heading of it whose anchor is `#section` (as the site's pages
+name them), and, in that section, a line of a cell that starts with the quoted words
+(backticks and bold marks aside). So a lesson edited under the guide fails here, and the
+guide is updated with it. Each lesson's part also keeps its shape: objectives, a plan of
+exactly 50 minutes with predictions and a discussion, three misconceptions, each with its
+cell, and discussion questions.
+"""
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDE = ROOT / "docs" / "guide.md"
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+REFERENCE = re.compile(r"\[([^\]]*)\]\((\.\./notebooks/([^)#\s]+\.ipynb))(?:#([^)\s]+))?\)")
+QUOTED = re.compile(r'"([^"]+)"')
+HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+
+
+def slugify(title: str) -> str:
+    """The anchor myst gives a heading (myst_heading_anchors in docs/conf.py)."""
+    from myst_parser.mdit_to_docutils.base import default_slugify
+
+    return default_slugify(plain(title))
+
+
+def plain(text: str) -> str:
+    """Text as read: no backticks, no bold or italic marks, no link targets; spaces squashed."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = text.replace("`", "").replace("**", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def sections(path: Path):
+    """{anchor: [(cell index, text from one line of the cell to the cell's end)]}.
+
+    A section runs from its heading to the next heading of the same or a higher level;
+    anchors repeated in a lesson get -1, -2 as myst gives them.
+    """
+    notebook = nbformat.read(path, as_version=4)
+    found, open_sections, seen = {}, [], {}
+    for index, cell in enumerate(notebook.cells):
+        lines = cell.source.splitlines()
+        for number, line in enumerate(lines):
+            heading = HEADING.match(line) if cell.cell_type == "markdown" else None
+            if heading:
+                level, slug = len(heading[1]), slugify(heading[2])
+                if slug in seen:
+                    seen[slug] += 1
+                    slug = f"{slug}-{seen[slug]}"
+                else:
+                    seen[slug] = 0
+                open_sections = [(lvl, s) for lvl, s in open_sections if lvl < level] + [(level, slug)]
+                found[slug] = []
+                continue
+            rest = re.sub(r"^\s*(?:[-*+]|\d+\.|>)\s+", "", "\n".join(lines[number:]))
+            for _, slug in open_sections:
+                found[slug].append((index, plain(rest)))
+    return found
+
+
+def guide_parts():
+    text = GUIDE.read_text(encoding="utf-8")
+    pieces = re.split(r'<a id="lesson-(\d\d)"></a>', text)
+    return dict(zip(pieces[1::2], pieces[2::2]))
+
+
+def references():
+    found = []
+    for number, part in guide_parts().items():
+        for match in REFERENCE.finditer(part):
+            found.append((number, match[1], match[3], match[4]))
+    return found
+
+
+def test_every_lesson_has_its_part():
+    assert sorted(guide_parts()) == [lesson.name[:2] for lesson in LESSONS]
+
+
+@pytest.mark.parametrize("number, text, notebook, anchor", references(),
+                         ids=[f"{r[0]}-{r[3] or 'lesson'}-{i}" for i, r in enumerate(references())])
+def test_cited_cell_exists(number, text, notebook, anchor):
+    path = ROOT / "notebooks" / notebook
+    assert path.is_file(), f"the guide's part {number} cites {notebook}, which is not a lesson"
+    assert notebook.startswith(number), f"the guide's part {number} cites another lesson, {notebook}"
+    if anchor is None:
+        return
+    found = sections(path)
+    assert anchor in found, (f"{notebook} has no heading with the anchor #{anchor}; "
+                             f"its anchors: {sorted(found)}")
+    for words in QUOTED.findall(text):
+        wanted = plain(words)
+        assert any(rest.startswith(wanted) for _, rest in found[anchor]), (
+            f"no cell of {notebook}#{anchor} has a line starting with {wanted!r}")
+
+
+@pytest.mark.parametrize("number", sorted(guide_parts()))
+def test_part_has_the_shape_of_a_lesson_plan(number):
+    part = guide_parts()[number]
+    lesson = next(lesson for lesson in LESSONS if lesson.name.startswith(number))
+    assert "**Students will be able to**" in part
+    assert f"../slides/{lesson.stem}.html" in part, "no link to the lesson's slides"
+
+    rows = re.findall(r"^\| (\d+)–(\d+) \| (.*) \|$", part, re.M)
+    assert rows, "no plan (rows `| start–end | part |`)"
+    assert rows[0][0] == "0" and rows[-1][1] == "50", "the plan does not fill 0 to 50 minutes"
+    assert all(a[1] == b[0] for a, b in zip(rows, rows[1:])), "the plan's minutes leave a gap"
+    assert all(int(start) < int(end) for start, end, _ in rows)
+    plan = " ".join(row[2] for row in rows)
+    assert "▶ predict" in plan and "◆ discuss" in plan
+
+    misconceptions = part.split("**Misconceptions**")[1].split("**Discussion**")[0]
+    items = re.findall(r"^\d+\. \*", misconceptions, re.M)
+    assert len(items) == 3, "three misconceptions"
+    assert len(REFERENCE.findall(misconceptions)) == 3, "each misconception cites its cell"
+
+    questions = re.findall(r"^- \*(.+?)\*", part.split("**Discussion**")[1], re.M)
+    assert len(questions) >= 2 and all(q.endswith("?") for q in questions)
+
+
+def test_guide_is_concise():
+    for number, part in guide_parts().items():
+        words = len(re.sub(r"\]\([^)]*\)", "]", part).split())
+        assert 200 <= words <= 450, f"part {number}: {words} words (about 250 to 400 wanted)"

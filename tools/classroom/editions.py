@@ -1,0 +1,110 @@
+"""The student and teacher editions of the lessons (`make classroom`).
+
+- student/NN_name.ipynb: the lesson as a self-learner gets it (exercises unanswered,
+  `answer = None`), with its outputs cleared and the classroom metadata (the worked
+  solutions) removed: "Run All" in a fresh kernel goes to the end, every check cell says
+  "not answered yet".
+- teacher/NN_name.ipynb: each answer cell's `answer = None` line replaced by its worked
+  solution, then run top to bottom in a fresh kernel (nbclient, from the teacher folder),
+  so that it is stored with the outputs of "Restart & Run All" and each check cell shows
+  "✓ correct"; building it fails otherwise. The answer cells keep their `classroom`
+  metadata, so that a tool (the slides) can tell them apart.
+
+Everything else in a cell (tags such as `raises-exception`, ids) is kept as it is.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from .exercises import exercises, lesson_number, solved
+
+CORRECT = "✓ correct"
+UNANSWERED = "not answered yet"
+
+
+def student_edition(notebook):
+    """The lesson without outputs and without its solutions (which are only in metadata)."""
+    student = copy.deepcopy(notebook)
+    for cell in student.cells:
+        cell.metadata.pop("classroom", None)
+        cell.metadata.pop("nbgrader", None)
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return student
+
+
+def teacher_edition(notebook, lesson: str):
+    """The lesson with the worked solutions in place, not yet executed."""
+    teacher = student_edition(notebook)
+    for exercise in exercises(notebook, lesson):
+        cell = teacher.cells[exercise.answer_cell]
+        cell.source = solved(cell.source, exercise)
+        cell.metadata["classroom"] = copy.deepcopy(
+            notebook.cells[exercise.answer_cell].metadata["classroom"])
+    return teacher
+
+
+def execute(notebook, folder: Path):
+    """Run the notebook top to bottom in a fresh kernel started in `folder`, as
+    tools/run_notebooks.py does: cells tagged `raises-exception` may raise, no other."""
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                       "language": "python"}
+    NotebookClient(notebook, kernel_name="python3", timeout=600,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
+    notebook.metadata.get("language_info", {}).pop("version", None)
+    return notebook
+
+
+def output_text(cell) -> str:
+    """What a code cell showed, as text."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type in ("execute_result", "display_data"):
+            parts.append(output.get("data", {}).get("text/plain", ""))
+        elif output.output_type == "error":
+            parts.append(f"{output.ename}: {output.evalue}")
+    return "".join(parts)
+
+
+def verdicts(executed, lesson_exercises) -> dict[int, str]:
+    """Exercise number -> what its check cell showed, in an executed edition."""
+    return {exercise.number: output_text(executed.cells[exercise.check_cell])
+            for exercise in lesson_exercises}
+
+
+def build_student(lessons: list[Path], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in lessons:
+        notebook = nbformat.read(path, as_version=4)
+        exercises(notebook, lesson_number(path))  # fail here on a malformed exercise
+        nbformat.write(student_edition(notebook), folder / path.name)
+        written.append(folder / path.name)
+    return written
+
+
+def build_teacher(lessons: list[Path], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in lessons:
+        lesson = lesson_number(path)
+        source = nbformat.read(path, as_version=4)
+        notebook = execute(teacher_edition(source, lesson), folder)
+        wrong = {k: text for k, text in verdicts(notebook, exercises(source, lesson)).items()
+                 if not text.startswith(CORRECT)}
+        if wrong:
+            raise RuntimeError(f"{path.name}: a worked solution is not correct: {wrong}")
+        nbformat.write(notebook, folder / path.name)
+        written.append(folder / path.name)
+        print(f"teacher edition: ran {path.name}", flush=True)
+    return written
