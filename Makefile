@@ -101,14 +101,11 @@ nbgrader-env: $(NBGRADER_READY)
 $(NBGRADER_VENV)/bin/python:
 	$(PYTHON) -m venv $(NBGRADER_VENV)
 
-# The course's checkers are installed too where they are a project of their own (course/).
-NBGRADER_EDITABLE := -e . $(if $(wildcard course/pyproject.toml),-e course)
-
-$(NBGRADER_READY): requirements-nbgrader.txt pyproject.toml $(wildcard course/pyproject.toml) \
+$(NBGRADER_READY): requirements-nbgrader.txt pyproject.toml course/pyproject.toml \
                    | $(NBGRADER_VENV)/bin/python
 	$(NBGRADER_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(NBGRADER_VENV)/bin/python -m pip install --quiet -r requirements-nbgrader.txt
-	$(NBGRADER_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation $(NBGRADER_EDITABLE)
+	$(NBGRADER_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e . -e course
 	touch $@
 
 docs/node_modules/.installed: docs/package.json docs/package-lock.json | npm

@@ -58,7 +58,7 @@ cell (the worked solution between `### BEGIN SOLUTION` / `### END SOLUTION`) fol
 an autograded cell (a hidden test, then the one-line verdict the student sees).
 
 In a Python environment with nbgrader, PyTorch and this repository's packages
-(`autograd_lens`, `lesson_checks`: `pip install -e .` in the repository; `make
+(`autograd_lens`, `lesson_checks`: `pip install -e . -e course` in the repository; `make
 nbgrader-env` makes one in `.venv-nbgrader`), from this folder:
 
     nbgrader generate_assignment 01_backward_and_the_graph   # release/ for the students
