@@ -21,7 +21,8 @@ place. It calls what your program calls, with the same arguments, so the numbers
 same, and holds what it records in node metadata and weak references, so it keeps nothing
 alive. It is a debugging tool, and slows a program down: on a small MLP's training loop
 (tools/bench_explain.py, `make bench`: 100 steps of a 32-128-128-10 MLP, batch 64, SGD),
-1.3x to 2.3x the time without it, in three runs on a busy 2-core machine. The extra work
+2.1x to 2.2x the time without it, in four runs on an otherwise idle 2-core machine (1.3x
+to 3.1x while other work loaded it). The extra work
 is done per torch call, whatever its size, so a loop of many tiny operations pays more,
 one of large matrix products less.
 """
