@@ -148,16 +148,22 @@ def _dot(graph: Graph, show_saved: bool) -> graphviz.Digraph:
         used.add("output")
         dot.node(f"out{position}", f"{name}\n{_shape(tensor)}", **OUTPUT)
         dot.edge(f"n{index}", f"out{position}")
+    add_legend(dot, LEGEND, used)
+    resize_graph(dot)
+    return dot
+
+
+def add_legend(dot: graphviz.Digraph, entries: list, used: set) -> None:
+    """A dashed box listing, in a column, the `entries` (key, text, style) whose key the
+    picture `used`, so that a legend never explains what is not drawn."""
     with dot.subgraph(name="cluster_legend") as legend:
         legend.attr(label="legend", fontname="monospace", fontsize="10", style="dashed")
-        shown = [key for key, _, _ in LEGEND if key in used]
-        for key, text, style in LEGEND:
+        shown = [key for key, _, _ in entries if key in used]
+        for key, text, style in entries:
             if key in used:
                 legend.node(f"legend_{key}", text, **style)
         for upper, lower in zip(shown, shown[1:]):  # stack the entries in a column
             legend.edge(f"legend_{upper}", f"legend_{lower}", style="invis")
-    resize_graph(dot)
-    return dot
 
 
 class GraphView:

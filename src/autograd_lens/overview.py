@@ -38,7 +38,8 @@ import graphviz
 import torch
 
 from . import internals
-from .draw import BACKWARD, BACKWARD_FREED, LEAF, NODE_STYLE, OUTPUT, SHARED, GraphView
+from .draw import (BACKWARD, BACKWARD_FREED, LEAF, NODE_STYLE, OUTPUT, SHARED, GraphView,
+                   add_legend)
 from .graph import FREED, PACKED, check_names, walk
 from .internals import node_kind
 
@@ -348,14 +349,7 @@ def _dot(graph, blocks, block_of, box_of) -> graphviz.Digraph:
         used.add("output")
         dot.node(f"out{position}", f"{name}\n{_shape(tensor)}", **OUTPUT)
         dot.edge(f"b{box_of[index]}", f"out{position}")
-    with dot.subgraph(name="cluster_legend") as legend:
-        legend.attr(label="legend", fontname="monospace", fontsize="10", style="dashed")
-        shown = [key for key, _, _ in LEGEND if key in used]
-        for key, text, style in LEGEND:
-            if key in used:
-                legend.node(f"legend_{key}", text, **style)
-        for upper, lower in zip(shown, shown[1:]):
-            legend.edge(f"legend_{upper}", f"legend_{lower}", style="invis")
+    add_legend(dot, LEGEND, used)
     return dot
 
 
