@@ -166,3 +166,14 @@ def test_each_fix_points_to_a_lesson_that_exists(pattern):
     (lesson,) = (SCRIPTS.parent.parent / "notebooks").glob(f"{match[1]}_*.ipynb")
     if match[2]:
         assert re.search(rf'"## {match[2]}\. ', lesson.read_text()), (lesson.name, match[2])
+
+
+def test_a_node_made_before_explain_is_not_given_a_later_line():
+    x = torch.randn(3, requires_grad=True)
+    h = x.exp()  # made before explain() starts: no line of the program is known for it
+    with pytest.raises(RuntimeError) as caught:
+        with explain():
+            h.sum().backward()
+            h.mean().backward()
+    (note,) = caught.value.__notes__
+    assert "ExpBackward0 was made before explain() started." in note

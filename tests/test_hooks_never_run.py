@@ -209,7 +209,7 @@ def test_hand_written_hooks(packs_a_tensor):
     with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         loss = segment(stem(x)).pow(2).sum()
     table = assert_lens_runs_nothing([loss], counts)
-    assert counts == counts and counts.pack == len(copies) == len(table) > 0
+    assert counts.pack == len(copies) == len(table) > 0
     assert all(r.packed_by_hook and r.tensor is None for r in table)
     # Every saved tensor is a fresh copy, none of them a leaf: the copies are what the
     # graph keeps, and retained_bytes counts them, when it can see them.

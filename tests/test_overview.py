@@ -320,3 +320,22 @@ def test_leaves_not_in_params_and_nodes_before_any_parameter_have_boxes():
         " -> output 0",
     ]
     assert "fillcolor=lightblue" in view.source  # the leaf's box, as draw colours leaves
+
+
+def test_a_graph_built_in_two_threads_is_ordered_by_its_edges():
+    # Each thread numbers its nodes on its own: here the transpose, made in this thread
+    # after 50 other nodes, has a higher number than the nodes the other thread built on
+    # top of it, and the sequence numbers alone would put it after its user.
+    import threading
+
+    torch.manual_seed(0)
+    linear = nn.Linear(4, 4)
+    for _ in range(50):
+        torch.ones(1, requires_grad=True) * 2
+    h = linear(torch.randn(2, 4)).t()
+    built = {}
+    thread = threading.Thread(target=lambda: built.setdefault("loss", (h * 3).sum()))
+    thread.start()
+    thread.join()
+    view = overview(built["loss"], params=dict(linear.named_parameters()))
+    assert "7 nodes in 1 box," in str(view)

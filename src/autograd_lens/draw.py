@@ -74,7 +74,8 @@ def _summary(graph: Graph) -> str:
     unknown = [n for n in graph.nodes if n.unknown or any(s.unknown for s in n.saved)]
     outputs = ", ".join(f"{name} {_shape(t)}" for name, t, _ in graph.outputs)
     head = (f"autograd graph of {outputs}: {len(graph.nodes)} nodes, "
-            f"{len(holding)} hold saved tensors, {len(freed)} freed")
+            f"{len(holding)} {'holds' if len(holding) == 1 else 'hold'} saved tensors, "
+            f"{len(freed)} freed")
     if packed:  # only then, so that the summary of an ordinary graph stays as it was
         head += f", {len(packed)} hold tensors packed by a hook"
     if unknown:
@@ -181,7 +182,7 @@ class GraphView:
         >>> view.source.startswith("digraph")
         True
         >>> print(view.summary.splitlines()[0])
-        autograd graph of output 0 (): 3 nodes, 1 hold saved tensors, 0 freed
+        autograd graph of output 0 (): 3 nodes, 1 holds saved tensors, 0 freed
     """
 
     def __init__(self, graph: Graph, show_saved: bool) -> None:
@@ -252,7 +253,7 @@ def draw(*outputs: torch.Tensor, params: Names | None = None,
         >>> from autograd_lens import draw
         >>> a = torch.ones(1, 4, requires_grad=True)
         >>> draw((a ** 2).sum(), params={"a": a})  # in Jupyter, the picture
-        autograd graph of output 0 (): 3 nodes, 1 hold saved tensors, 0 freed
+        autograd graph of output 0 (): 3 nodes, 1 holds saved tensors, 0 freed
           SumBackward0  saves no tensors -> output 0
           PowBackward0  saved self = a (1, 4)
           a             leaf (1, 4)

@@ -107,14 +107,21 @@ def _forward_order(graph) -> list:
     """Backward nodes in the order the forward pass made them (leaves left out).
 
     Each node's sequence number (`_sequence_nr()`) is that order. If this torch does
-    not give it, a topological order (inputs first) from the walk stands in for it.
+    not give it, or the numbers put a node before one of its inputs (each thread counts
+    on its own, so a graph built in two threads has no single order), a topological order
+    (inputs first) from the walk stands in for it.
     """
     inner = [node for node in graph.nodes if not node.is_leaf]
     try:
         numbers = {node.index: node.fn._sequence_nr() for node in inner}
     except (AttributeError, RuntimeError, TypeError):
         return _inputs_first(graph)
-    return sorted(inner, key=lambda node: (numbers[node.index], node.index))
+    order = sorted(inner, key=lambda node: (numbers[node.index], node.index))
+    position = {node.index: k for k, node in enumerate(order)}
+    if any(position[i] > position[node.index] for node in inner for i in node.inputs
+           if i in position):
+        return _inputs_first(graph)
+    return order
 
 
 def _inputs_first(graph) -> list:
@@ -311,8 +318,10 @@ def _title(block: Block) -> str:
 def _summary(graph, blocks) -> str:
     outputs = ", ".join(f"{name} {_shape(t)}" for name, t, _ in graph.outputs)
     holding = sum(b.holding for b in blocks)
-    lines = [f"overview of {outputs}: {len(graph.nodes)} nodes in {len(blocks)} boxes, "
-             f"{holding} hold saved tensors, {sum(b.freed for b in blocks)} freed, "
+    lines = [f"overview of {outputs}: {len(graph.nodes)} nodes in {len(blocks)} "
+             f"{'box' if len(blocks) == 1 else 'boxes'}, {holding} "
+             f"{'holds' if holding == 1 else 'hold'} saved tensors, "
+             f"{sum(b.freed for b in blocks)} freed, "
              f"{_size(sum(b.saved_bytes for b in blocks))} kept alive"]
     width = max(len(_title(b)) for b in blocks)
     for block in blocks:

@@ -149,15 +149,16 @@ class Recorder(TorchFunctionMode):
             return self._backward(func, args, kwargs)
         tensors = list(_tensors_in(list(args) + list(kwargs.values())))
         versions = [t._version for t in tensors]
+        older = {t.grad_fn for t in tensors if t.grad_fn is not None}  # made before this call
         result = func(*args, **kwargs)
         for tensor, version in zip(tensors, versions):
             if tensor._version != version:
                 self._changed(tensor)
         outputs = list(_tensors_in([result]))
         new = [t.grad_fn for t in outputs if t.grad_fn is not None
-               and record_of(t.grad_fn) is None]
+               and t.grad_fn not in older and record_of(t.grad_fn) is None]
         if new:
-            self._created(new, tensors + outputs)
+            self._created(new, older, tensors + outputs)
         return result
 
     def _changed(self, tensor):
@@ -165,12 +166,19 @@ class Recorder(TorchFunctionMode):
         ref = weakref.ref(tensor, lambda _, key=key: self.changes.pop(key, None))
         self.changes[key] = (ref, InPlaceChange(program_site(), _inside_optimizer_step()))
 
-    def _created(self, new_nodes, tensors):
-        """Tag the nodes this call made (a composite such as cross_entropy makes several)."""
+    def _created(self, new_nodes, older, tensors):
+        """Tag the nodes this call made (a composite such as cross_entropy makes several):
+        those between its outputs and its inputs' own nodes, which are `older`. A leaf's
+        AccumulateGrad node saves nothing and is left alone."""
         site, calls = program_site(), len(self.calls)
         versions = [(weakref.ref(t), t._version) for t in tensors]
-        for node in nodes_from(new_nodes, stop=lambda n: record_of(n) is not None):
-            if record_of(node) is None:
+
+        def made_here(node):
+            return (node not in older and record_of(node) is None
+                    and not node.name().endswith("AccumulateGrad"))
+
+        for node in nodes_from(new_nodes, stop=lambda n: not made_here(n)):
+            if made_here(node):
                 node.metadata[KEY] = NodeRecord(site, calls, versions)
 
     def _backward(self, func, args, kwargs):
