@@ -182,7 +182,9 @@ def check_outputs(outputs) -> list[torch.Tensor]:
             )
         if output.grad_fn is None:
             if output.requires_grad:
-                why = "it is a leaf tensor you created, not the result of an operation"
+                why = ("it is a leaf tensor you created, not the result of an operation: "
+                       "pass what you computed from it (a loss, say), and give the leaf "
+                       "a name with params={'name': tensor}")
             else:
                 why = ("it does not require grad: did you set requires_grad=True on an "
                        "input, or compute it under torch.no_grad() or after .detach()?")
@@ -205,7 +207,9 @@ def check_names(names: Names | None) -> dict[str, torch.Tensor]:
     for key, value in names.items():
         if not isinstance(key, str) or not isinstance(value, torch.Tensor):
             raise TypeError(
-                f"params must map str names to tensors; got {key!r}: {type(value).__name__}"
+                f"params must map str names to tensors; got a {type(key).__name__} key "
+                f"mapped to a {type(value).__name__}: for a model's parameters, pass "
+                "dict(model.named_parameters()), not model.parameters()"
             )
     return names
 
