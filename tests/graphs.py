@@ -7,6 +7,30 @@ import torch
 from torch import nn
 
 
+class Counts:
+    """Calls of a pack and an unpack hook (or runs of a checkpointed segment)."""
+
+    def __init__(self):
+        self.pack = self.unpack = 0
+
+    def now(self):
+        return (self.pack, self.unpack)
+
+
+def counting_hooks(counts, copy=False):
+    """saved_tensors_hooks whose pack and unpack count their calls in `counts`; pack
+    keeps the tensor itself, or a clone of it with copy=True."""
+    def pack(tensor):
+        counts.pack += 1
+        return tensor.clone() if copy else tensor
+
+    def unpack(packed):
+        counts.unpack += 1
+        return packed
+
+    return torch.autograd.graph.saved_tensors_hooks(pack, unpack)
+
+
 def seed_graph():
     """The seed post's Figure 1: a -> b -> c -> d (mean) and e (sum)."""
     torch.manual_seed(0)

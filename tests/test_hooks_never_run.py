@@ -16,18 +16,9 @@ from torch.utils.checkpoint import checkpoint
 from autograd_lens import draw, retained_bytes, saved_tensors, shared_nodes
 from autograd_lens.explain import diagnosis
 from autograd_lens.graph import _read_saved, walk
+from graphs import Counts, counting_hooks
 
 FLOAT32 = 4
-
-
-class Counts:
-    """Calls of a pack and an unpack hook (or runs of a checkpointed segment)."""
-
-    def __init__(self):
-        self.pack = self.unpack = 0
-
-    def now(self):
-        return (self.pack, self.unpack)
 
 
 def every_lens_call(outputs):
@@ -236,17 +227,8 @@ def test_custom_function_under_hooks():
             return 3 * x ** 2 * grad
 
     counts = Counts()
-
-    def pack(tensor):
-        counts.pack += 1
-        return tensor
-
-    def unpack(tensor):
-        counts.unpack += 1
-        return tensor
-
     x = torch.randn(3, requires_grad=True)
-    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    with counting_hooks(counts):
         y = Cube.apply(x * 2).sum()
     table = assert_lens_runs_nothing([y], counts)
     cube = [(r.attribute, r.state) for r in table if r.node == "CubeBackward"]
@@ -257,17 +239,8 @@ def test_custom_function_under_hooks():
 
 def test_freed_after_backward_even_when_packed():
     counts = Counts()
-
-    def pack(tensor):
-        counts.pack += 1
-        return tensor
-
-    def unpack(tensor):
-        counts.unpack += 1
-        return tensor
-
     x = torch.randn(5, requires_grad=True)
-    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    with counting_hooks(counts):
         y = x.exp().sin().sum()
     assert [r.state for r in saved_tensors(y)] == ["packed by a hook"] * 2
     y.backward(retain_graph=True)

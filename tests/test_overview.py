@@ -20,6 +20,7 @@ from torch.utils.checkpoint import checkpoint
 from autograd_lens import draw, overview, retained_bytes
 from autograd_lens.overview import _forward_order, _inputs_first
 from autograd_lens.graph import walk
+from graphs import Counts, counting_hooks
 
 HERE = Path(__file__).resolve().parent
 SCREEN_PT = (1440, 810)  # 1920x1080 px at 96 dpi; 1 pt = 1/72 inch
@@ -261,11 +262,6 @@ def test_docstring_example():
     assert result.attempted > 0 and result.failed == 0
 
 
-class Counts:
-    def __init__(self):
-        self.pack = self.unpack = 0
-
-
 def test_never_unpacks_and_shows_packed_tensors():
     """checkpoint (both kinds), save_on_cpu and a hand-written pair: no hook runs."""
     torch.manual_seed(0)
@@ -278,20 +274,12 @@ def test_never_unpacks_and_shows_packed_tensors():
         counts.pack += 1  # a run of the checkpointed forward
         return model[2:4](h)
 
-    def pack(tensor):
-        counts.pack += 1
-        return tensor.clone()
-
-    def unpack(tensor):
-        counts.unpack += 1
-        return tensor
-
     x = torch.randn(4, 8)
     losses = [model[4](checkpoint(segment, model[:2](x), use_reentrant=reentrant)).sum()
               for reentrant in (False, True)]
     with torch.autograd.graph.save_on_cpu():
         losses.append(model(x).sum())
-    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    with counting_hooks(counts, copy=True):
         losses.append(model(x).sum())
     before = (counts.pack, counts.unpack)
     for loss in losses:
