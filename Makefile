@@ -14,10 +14,10 @@ CLASSROOM := build/classroom
 NBGRADER_VENV  := .venv-nbgrader
 NBGRADER_READY := $(NBGRADER_VENV)/.installed
 
-.PHONY: setup graphviz chromium npm lab test site classroom nbgrader-env notebooks figures \
+.PHONY: setup graphviz korean-font chromium npm lab test site classroom nbgrader-env notebooks figures \
         budget stats bench clean FORCE
 
-setup: $(READY) graphviz
+setup: $(READY) graphviz korean-font
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ $(READY): requirements.txt pyproject.toml course/pyproject.toml | $(BIN)/python
 # System programs: installed when we are root with apt-get, else a note on how.
 graphviz:
 	@sh tools/ensure_tool.sh dot graphviz graphviz "the graphs will show as DOT source"
+# The Korean lessons' plots, graph drawings and pages draw Hangul with Noto Sans CJK KR.
+korean-font:
+	@sh tools/ensure_tool.sh "font:Noto Sans CJK KR" fonts-noto-cjk font-noto-sans-cjk-kr \
+	    "Korean text in plots will show as empty boxes"
 chromium:
 	@sh tools/ensure_tool.sh $${CHROMIUM:-/usr/bin/chromium} chromium chromium \
 	    "the browser tests will be skipped (set CHROMIUM to another Chromium's path)"

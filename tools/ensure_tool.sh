@@ -3,13 +3,19 @@
 #
 #   sh tools/ensure_tool.sh PROGRAM DEBIAN_PACKAGE BREW_PACKAGE "what happens without it"
 #
-# PROGRAM is a command name (dot, npm) or a path (/usr/bin/chromium). As root with
+# PROGRAM is a command name (dot, npm), a path (/usr/bin/chromium), or "font:FAMILY"
+# for a font that fontconfig must find (font:Noto Sans CJK KR). As root with
 # apt-get (CI, containers, Binder-like machines) the Debian package is installed;
 # elsewhere this prints the install command for the reader's system and carries on,
 # because every part of the series that needs the program has a way to do without it.
 program=$1 debian=$2 brew=$3 without=$4
 
-present() { command -v "$program" >/dev/null 2>&1 || [ -x "$program" ]; }
+present() {
+    case "$program" in
+        font:*) fc-list "${program#font:}" family 2>/dev/null | grep -q . ;;
+        *) command -v "$program" >/dev/null 2>&1 || [ -x "$program" ] ;;
+    esac
+}
 
 present && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

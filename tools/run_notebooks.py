@@ -4,7 +4,9 @@
     python tools/run_notebooks.py notebooks/02_retain_graph.ipynb
 
 Cells tagged `raises-exception` may raise (their error is stored); an error in
-any other cell stops with a message. Run from anywhere: kernels start in notebooks/.
+any other cell stops with a message. Run from anywhere: each kernel starts in its
+lesson's folder, as JupyterLab's does (notebooks/, or notebooks/ko/ for the Korean
+edition, whose matplotlibrc gives the plots a Korean font).
 """
 import sys
 from pathlib import Path
@@ -16,13 +18,25 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 
 
+def _refuse_missing_glyphs(notebook, path) -> None:
+    """A plot whose text the font cannot draw warns "Glyph ... missing from font(s)"
+    (matplotlib) or "findfont: Font family ... not found": stop instead of storing it."""
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            text = output.get("text", "")
+            if "missing from font" in text or "findfont:" in text:
+                sys.exit(f"{path.name}, cell {index}: a plot has text its font lacks "
+                         f"(install the Korean font: make setup):\n{text.strip()}")
+
+
 def run(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                        "language": "python"}
     client = NotebookClient(notebook, kernel_name="python3", timeout=600,
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+                            resources={"metadata": {"path": str(path.parent)}})
     client.execute()
+    _refuse_missing_glyphs(notebook, path)
     # Keep only what a reader needs; execution timestamps would change on every run.
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)

@@ -8,11 +8,13 @@ import numbers
 
 import torch
 
+from .language import say
+
 
 def kind(answer) -> str:
     """'an int', 'a str', 'a function': what the reader gave, without its value."""
     name = type(answer).__name__
-    return ("an " if name[0].lower() in "aeiou" else "a ") + name
+    return say(("an " if name[0].lower() in "aeiou" else "a ") + name, f"{name} 객체")
 
 
 def is_number(answer) -> bool:
@@ -66,7 +68,8 @@ def read_labels(answer, choices):
     chosen = labels(answer)
     if chosen is None:
         example = "{" + ", ".join(repr(label) for label in list(choices)[:2]) + "}"
-        return None, f"expected a set of labels such as {example}; got {kind(answer)}"
+        return None, say(f"expected a set of labels such as {example}; got {kind(answer)}",
+                         f"{example} 같은 레이블 집합(set)이 와야 하는데 {kind(answer)}가 왔습니다")
     hint = hint_for_unknown_labels(chosen, choices)
     return (None, hint) if hint else (chosen, None)
 
@@ -76,10 +79,11 @@ def hint_for_unknown_labels(given, choices):
     unknown = sorted(given - choices.keys())
     if not unknown:
         return None
-    return f"unknown label(s) {', '.join(unknown)}: the labels are {', '.join(choices)}"
+    return say(f"unknown label(s) {', '.join(unknown)}: the labels are {', '.join(choices)}",
+               f"없는 레이블 {', '.join(unknown)}: 쓸 수 있는 레이블은 {', '.join(choices)}입니다")
 
 
 def raised(error) -> str:
     """The hint for an answer whose code raised: the error's name and first line."""
     from .errors import describe
-    return f"your code raised {describe(error)}"
+    return say(f"your code raised {describe(error)}", f"코드에서 오류가 났습니다: {describe(error)}")

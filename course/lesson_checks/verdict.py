@@ -1,6 +1,8 @@
 """The one-line answer a check cell gives: right, not yet (with a hint), or unanswered."""
 from dataclasses import dataclass
 
+from .language import say
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -15,7 +17,8 @@ class Verdict:
         return self.correct is True
 
     def __repr__(self):
-        mark = {True: "✓ correct", False: "✗ not yet", None: "… not answered yet"}[self.correct]
+        mark = {True: say("✓ correct", "✓ 정답"), False: say("✗ not yet", "✗ 아직"),
+                None: say("… not answered yet", "… 아직 답하지 않음")}[self.correct]
         return f"{mark}: {self.message}"
 
 
