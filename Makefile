@@ -8,13 +8,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.installed
 LESSON := notebooks/01_backward_and_the_graph.ipynb
+LESSON_KO := notebooks/ko/01_backward_and_the_graph.ipynb
 SITE   := build/site
 CLASSROOM := build/classroom
 # nbgrader lives in a venv of its own: its JupyterLab extensions never touch .venv.
 NBGRADER_VENV  := .venv-nbgrader
 NBGRADER_READY := $(NBGRADER_VENV)/.installed
 
-.PHONY: setup graphviz korean-font chromium npm lab test site classroom nbgrader-env notebooks figures \
+.PHONY: setup graphviz korean-font chromium npm lab lab-ko test site classroom nbgrader-env notebooks figures \
         budget stats bench clean FORCE
 
 setup: $(READY) graphviz korean-font
@@ -33,10 +34,12 @@ $(READY): requirements.txt pyproject.toml course/pyproject.toml | $(BIN)/python
 # System programs: installed when we are root with apt-get, else a note on how.
 graphviz:
 	@sh tools/ensure_tool.sh dot graphviz graphviz "the graphs will show as DOT source"
-# The Korean lessons' plots, graph drawings and pages draw Hangul with Noto Sans CJK KR.
-korean-font:
+# The Korean lessons' plots, graph drawings and pages draw Hangul with Noto Sans CJK;
+# matplotlib's font list, if made before the font came, is made again.
+korean-font: $(READY)
 	@sh tools/ensure_tool.sh "font:Noto Sans CJK KR" fonts-noto-cjk font-noto-sans-cjk-kr \
 	    "Korean text in plots will show as empty boxes"
+	@$(BIN)/python tools/korean_font.py
 chromium:
 	@sh tools/ensure_tool.sh $${CHROMIUM:-/usr/bin/chromium} chromium chromium \
 	    "the browser tests will be skipped (set CHROMIUM to another Chromium's path)"
@@ -49,6 +52,10 @@ AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: setup
 	$(BIN)/jupyter lab --ip=127.0.0.1 $(AS_ROOT) $(LAB_ARGS) $(LESSON)
 
+# The Korean edition (notebooks/ko, README.ko.md): its lesson 01.
+lab-ko: setup
+	$(BIN)/jupyter lab --ip=127.0.0.1 $(AS_ROOT) $(LAB_ARGS) $(LESSON_KO)
+
 # The browser tests (tests/browser) need Chromium and the built site; without them
 # they are skipped on a reader's machine and fail under CI. The classroom tests need
 # build/classroom and the nbgrader venv (tests/test_classroom*.py).
@@ -59,11 +66,14 @@ test: setup chromium npm $(NBGRADER_READY)
 
 # The static site, build/site/html, from the stored outputs (nothing is re-run). It is
 # rebuilt, from scratch, only when one of its inputs changed, or was added or removed
-# (build/.site-inputs lists them). MathJax comes from npm.
-SITE_INPUTS := $(sort $(wildcard README.md CONTRIBUTING.md LICENSE notebooks/[0-9]*.ipynb \
+# (build/.site-inputs lists them). MathJax comes from npm. The Korean edition is a
+# second build of its own (docs/conf.py with the tag ko), in build/site/html/ko.
+SITE_INPUTS := $(sort $(wildcard README.md README.ko.md CONTRIBUTING.md LICENSE \
+                                 notebooks/[0-9]*.ipynb notebooks/ko/[0-9]*.ipynb \
                                  figures/* docs/conf.py docs/_static/*))
 # The teacher's guide, and the decks (slides/) that the site makes from the lessons.
-SITE_INPUTS += $(sort $(wildcard docs/guide.md tools/classroom/slides.py tools/classroom/templates/*/*))
+SITE_INPUTS += $(sort $(wildcard docs/guide.md docs/guide.ko.md tools/classroom/slides.py \
+                                  tools/classroom/templates/*/*))
 
 site: $(SITE)/.built
 
@@ -73,17 +83,20 @@ build/.site-inputs: FORCE
 $(SITE)/.built: build/.site-inputs $(SITE_INPUTS) docs/node_modules/.installed $(READY)
 	rm -rf $(SITE)
 	$(BIN)/sphinx-build -q -b html -c docs -d $(SITE)/doctrees . $(SITE)/html
+	$(BIN)/sphinx-build -q -b html -c docs -t ko -d $(SITE)/doctrees-ko . $(SITE)/html/ko
 	@touch $@
 	@echo "The site is in $(SITE)/html: open $(SITE)/html/index.html"
 
 FORCE:
 
 # The teaching editions, build/classroom/{student,teacher,nbgrader,slides,guide}, from
-# the lessons and their worked solutions (tools/classroom; the teacher edition is run,
-# about a minute). Rebuilt only when an input changed, was added or removed.
-CLASSROOM_INPUTS := $(sort $(wildcard notebooks/[0-9]*.ipynb src/*/*.py src/*/*/*.py course/*/*.py \
-                                      tools/classroom/*.py tools/classroom/templates/*/* \
-                                      docs/guide.md))
+# the lessons and their worked solutions, and the Korean ones in build/classroom/ko
+# (tools/classroom; the teacher editions are run, about two minutes). Rebuilt only when
+# an input changed, was added or removed.
+CLASSROOM_INPUTS := $(sort $(wildcard notebooks/[0-9]*.ipynb notebooks/ko/[0-9]*.ipynb \
+                                      notebooks/ko/matplotlibrc src/*/*.py src/*/*/*.py \
+                                      course/*/*.py tools/classroom/*.py \
+                                      tools/classroom/templates/*/* docs/guide.md docs/guide.ko.md))
 # The decks need reveal.js and MathJax from npm; without npm there are no slides.
 CLASSROOM_NPM := $(if $(shell command -v npm 2>/dev/null),docs/node_modules/.installed)
 

@@ -15,6 +15,10 @@ so the site shows the files as they are, with nothing copied by hand:
   (tools/classroom/slides.py, reveal.js from npm too). Each lesson page links to both.
   (`make classroom` makes the teacher's decks, with the worked solutions, from the teacher
   edition; the site shows the lessons as a self-learner reads them, exercises unanswered.)
+- In Korean: `sphinx-build -t ko ... build/site/html/ko` builds the Korean edition
+  (README.ko.md, notebooks/ko/, docs/guide.ko.md, the glossary) as a site of its own
+  under ko/, with its own navigation and decks (ko/slides/). Each page that has a
+  counterpart in the other language links to it, at its top.
 """
 from pathlib import Path
 import importlib.util
@@ -26,17 +30,26 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 MATHJAX = DOCS / "node_modules" / "mathjax"
 SLIDES_TOOL = ROOT / "tools" / "classroom" / "slides.py"
-GUIDE = "docs/guide"  # the teacher's guide; each lesson's part starts at <a id="lesson-NN">
+# `-t ko`: the Korean edition (`tags` is Sphinx's; conf.py is read with it defined).
+KOREAN = tags.has("ko")  # noqa: F821
+# the teacher's guide; each lesson's part starts at <a id="lesson-NN">
+GUIDE = "docs/guide.ko" if KOREAN else "docs/guide"
+LESSONS = ROOT / "notebooks" / "ko" if KOREAN else ROOT / "notebooks"
 
-project = "Autograd's memory, executed"
+project = "Autograd의 메모리, 실행하며 배우기" if KOREAN else "Autograd's memory, executed"
+language = "ko" if KOREAN else "en"
 author = "The autograd-lens contributors"
 copyright = "2026 The autograd-lens contributors (MIT licence)"  # as in LICENSE
 
 extensions = ["myst_nb"]
 
-root_doc = "README"
+root_doc = "README.ko" if KOREAN else "README"
 # Only these files are pages; the rest of the repository is not walked into.
-include_patterns = ["README.md", "CONTRIBUTING.md", "notebooks/[0-9]*.ipynb", f"{GUIDE}.md"]
+if KOREAN:
+    include_patterns = ["README.ko.md", "notebooks/ko/[0-9]*.ipynb", "notebooks/ko/GLOSSARY.md",
+                        f"{GUIDE}.md"]
+else:
+    include_patterns = ["README.md", "CONTRIBUTING.md", "notebooks/[0-9]*.ipynb", f"{GUIDE}.md"]
 exclude_patterns = [".*", "**/.*", "build", "docs/_static", "src", "tests", "tools", "figures",
                     "test-artifacts", "**/.ipynb_checkpoints", "**/node_modules"]
 
@@ -92,27 +105,109 @@ docs/guide
 CONTRIBUTING
 ```
 """
+TOCTREE_KO = """
+
+```{toctree}
+:hidden:
+:caption: 강의
+:glob:
+
+notebooks/ko/[0-9]*
+```
+
+```{toctree}
+:hidden:
+:caption: 참고
+
+notebooks/ko/GLOSSARY
+```
+
+```{toctree}
+:hidden:
+:caption: 교사용
+
+docs/guide.ko
+```
+"""
 
 # Put under each lesson's title: its slides and its part of the teacher's guide.
-FOR_TEACHERS = ('<p class="for-teachers">For teachers: <a href="../slides/{stem}.html">'
-                "this lesson's slides</a> · <a href=\"../{guide}.html#lesson-{number}\">"
-                "its plan in the teacher's guide</a></p>")
+if KOREAN:  # a lesson page is ko/notebooks/ko/NN_name.html: two folders below ko/
+    FOR_TEACHERS = ('<p class="for-teachers">교사용: <a href="../../slides/{stem}.html">'
+                    '이 강의의 슬라이드</a> · <a href="../../{guide}.html#lesson-{number}">'
+                    "교사용 안내서의 수업 계획</a></p>")
+else:
+    FOR_TEACHERS = ('<p class="for-teachers">For teachers: <a href="../slides/{stem}.html">'
+                    "this lesson's slides</a> · <a href=\"../{guide}.html#lesson-{number}\">"
+                    "its plan in the teacher's guide</a></p>")
+
+# Each page's counterpart in the other language: English docname <-> Korean docname.
+COUNTERPARTS = {"README": "README.ko", "docs/guide": "docs/guide.ko"}
+COUNTERPART_LINK = ('<p class="counterpart"><a href="{href}" hreflang="{lang}" lang="{lang}">'
+                    "{label}</a></p>")
+
+
+def counterpart_href(docname):
+    """The relative link from this page to the same page in the other language, or None.
+    English pages are in html/, Korean ones in html/ko/ (their docnames keep their folders)."""
+    if KOREAN:
+        english = {v: k for k, v in COUNTERPARTS.items()}.get(docname)
+        match = re.fullmatch(r"notebooks/ko/([0-9]{2}_\w+)", docname)
+        english = f"notebooks/{match[1]}" if match else english
+        if english is None or not (ROOT / f"{english}.{_suffix(english)}").exists():
+            return None
+        return "../" * (docname.count("/") + 1) + f"{english}.html"
+    korean = COUNTERPARTS.get(docname)
+    match = re.fullmatch(r"notebooks/([0-9]{2}_\w+)", docname)
+    korean = f"notebooks/ko/{match[1]}" if match else korean
+    if korean is None or not (ROOT / f"{korean}.{_suffix(korean)}").exists():
+        return None
+    return "../" * docname.count("/") + f"ko/{korean}.html"
+
+
+def _suffix(docname):
+    return "ipynb" if docname.startswith("notebooks/") else "md"
+
+
+def _counterpart_html(docname):
+    href = counterpart_href(docname)
+    if href is None:
+        return None
+    lang, label = ("en", "English") if KOREAN else ("ko", "한국어")
+    return COUNTERPART_LINK.format(href=href, lang=lang, label=label)
+
+
+# The READMEs link to each other for GitHub's readers; on the site the counterpart link
+# above does that, and the other README is not a page of this build.
+OTHER_README = re.compile(r"^.*\]\((README\.md|README\.ko\.md)\).*\n", re.MULTILINE)
 
 
 def _add_toctree(app, docname, source):
     if docname == root_doc:
-        source[0] += TOCTREE
+        source[0] = OTHER_README.sub("", source[0]) + (TOCTREE_KO if KOREAN else TOCTREE)
+
+
+def _add_counterpart_link(app, docname, source):
+    """Under a Markdown page's title: a link to the same page in the other language."""
+    link = _counterpart_html(docname)
+    if link is None or docname.startswith("notebooks/"):
+        return  # lessons get theirs with the teacher links, in their first cell
+    lines = source[0].split("\n")
+    title = next(i for i, line in enumerate(lines) if line.startswith("# "))
+    source[0] = "\n".join(lines[:title + 1] + ["", link, ""] + lines[title + 1:])
 
 
 def _add_teacher_links(app, docname, source):
-    match = re.fullmatch(r"notebooks/(([0-9]{2})_\w+)", docname)
+    match = re.fullmatch(r"notebooks/(?:ko/)?(([0-9]{2})_\w+)", docname)
     if not match:
         return
     notebook = json.loads(source[0])
     title = notebook["cells"][0]
     lines = "".join(title["source"]).split("\n")
-    links = FOR_TEACHERS.format(stem=match[1], number=match[2], guide=GUIDE)
-    title["source"] = "\n".join([lines[0], "", links, ""] + lines[1:])
+    links = [FOR_TEACHERS.format(stem=match[1], number=match[2], guide=GUIDE)]
+    counterpart = _counterpart_html(docname)
+    if counterpart:
+        links.insert(0, counterpart)
+    title["source"] = "\n".join([lines[0], ""] + links + [""] + lines[1:])
     source[0] = json.dumps(notebook)
 
 
@@ -150,7 +245,7 @@ def _build_slides(app, exception):
     spec = importlib.util.spec_from_file_location("classroom_slides", SLIDES_TOOL)
     slides = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(slides)
-    slides.build_slides(ROOT / "notebooks", Path(app.outdir) / "slides", mark_notebooks=False,
+    slides.build_slides(LESSONS, Path(app.outdir) / "slides", mark_notebooks=False,
                         mathjax_url="../_static/mathjax/tex-mml-chtml.js")
 
 
@@ -175,6 +270,7 @@ def _write_index(app, exception):
 
 def setup(app):
     app.connect("source-read", _add_toctree)
+    app.connect("source-read", _add_counterpart_link)
     app.connect("source-read", _add_teacher_links)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _build_slides)

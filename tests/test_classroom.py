@@ -7,7 +7,9 @@
 - teacher/: every worked solution in place, every check cell "✓ correct", and the stored
   outputs exactly what a fresh run gives (strict nbval, as for notebooks/);
 - nbgrader/: a solution region and a hidden test per exercise, with its points
-  (tests/test_classroom_nbgrader.py runs nbgrader itself on it).
+  (tests/test_classroom_nbgrader.py runs nbgrader itself on it);
+- ko/: the Korean edition's student/ and teacher/, held to the same rules (its verdicts
+  in Korean: "아직 답하지 않음", "✓ 정답").
 
 Without build/classroom (`make classroom`) these tests skip, except under CI, where they fail.
 """
@@ -23,7 +25,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import NOTEBOOKS, ROOT
+from conftest import KOREAN_NOTEBOOKS, NOTEBOOKS, ROOT
 from solutions import answer_cell, assert_no_solution, secret_lines, solution_lines_in
 
 sys.path.insert(0, str(ROOT))
@@ -33,6 +35,23 @@ from tools.classroom.nbgrader_course import STUB, hidden_test  # noqa: E402
 
 CLASSROOM = ROOT / "build" / "classroom"
 LESSON_IDS = [path.stem for path in NOTEBOOKS]
+# Both editions' lessons, for the student and teacher editions (nbgrader's is English only).
+BOTH = NOTEBOOKS + KOREAN_NOTEBOOKS
+BOTH_IDS = LESSON_IDS + [f"ko-{path.stem}" for path in KOREAN_NOTEBOOKS]
+
+
+def is_korean(lesson):
+    return lesson.parent.name == "ko"
+
+
+def classroom(lesson):
+    """build/classroom, or build/classroom/ko for a Korean lesson."""
+    return CLASSROOM / "ko" if is_korean(lesson) else CLASSROOM
+
+
+def said(texts, lesson):
+    """The English or the Korean of a (English, Korean) pair, as the lesson speaks."""
+    return texts[1] if is_korean(lesson) else texts[0]
 
 
 def unavailable(reason):
@@ -43,7 +62,7 @@ def unavailable(reason):
 
 
 def edition(name, lesson):
-    path = CLASSROOM / name / lesson.name
+    path = classroom(lesson) / name / lesson.name
     if not path.is_file():
         unavailable(f"{path.relative_to(ROOT)} is missing: run `make classroom`")
     return nbformat.read(path, as_version=4)
@@ -67,13 +86,13 @@ def test_the_solution_check_would_see_a_leak():
 
 # --- student/ ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+@pytest.mark.parametrize("lesson", BOTH, ids=BOTH_IDS)
 def test_student_edition_has_no_solution(lesson):
     edition(lesson=lesson, name="student")
-    assert_no_solution(json.loads((CLASSROOM / "student" / lesson.name).read_text()), lesson)
+    assert_no_solution(json.loads((classroom(lesson) / "student" / lesson.name).read_text()), lesson)
 
 
-@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+@pytest.mark.parametrize("lesson", BOTH, ids=BOTH_IDS)
 def test_student_edition_is_the_lesson_without_outputs(lesson):
     student, (notebook, _) = edition("student", lesson), lesson_and_exercises(lesson)
     assert [(c.cell_type, c.source, tags(c)) for c in student.cells] == \
@@ -82,13 +101,15 @@ def test_student_edition_is_the_lesson_without_outputs(lesson):
                for c in student.cells if c.cell_type == "code")
 
 
-@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+@pytest.mark.parametrize("lesson", BOTH, ids=BOTH_IDS)
 def test_student_edition_runs_all_from_a_fresh_kernel(lesson, tmp_path):
     """Run All in a fresh kernel: only the cells tagged raises-exception may raise (nbclient
     stops at any other error), and every check cell says "not answered yet"."""
     student = edition("student", lesson)
     _, found = lesson_and_exercises(lesson)
-    shutil.copy(CLASSROOM / "student" / lesson.name, tmp_path)
+    shutil.copy(classroom(lesson) / "student" / lesson.name, tmp_path)
+    if (lesson.parent / "matplotlibrc").is_file():  # the Korean font, as the edition has it
+        shutil.copy(classroom(lesson) / "student" / "matplotlibrc", tmp_path)
     NotebookClient(student, kernel_name="python3", timeout=600,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     for cell in student.cells:
@@ -96,12 +117,12 @@ def test_student_edition_runs_all_from_a_fresh_kernel(lesson, tmp_path):
             assert any(o.output_type == "error" for o in cell.outputs), cell.source
     for exercise in found:
         shown = output_text(student.cells[exercise.check_cell])
-        assert UNANSWERED in shown, f"exercise {exercise.number}: {shown}"
+        assert said(UNANSWERED, lesson) in shown, f"exercise {exercise.number}: {shown}"
 
 
 # --- teacher/ ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+@pytest.mark.parametrize("lesson", BOTH, ids=BOTH_IDS)
 def test_teacher_edition_shows_every_solution_correct(lesson):
     teacher, (notebook, found) = edition("teacher", lesson), lesson_and_exercises(lesson)
     answer_cells = {exercise.answer_cell for exercise in found}
@@ -112,15 +133,17 @@ def test_teacher_edition_shows_every_solution_correct(lesson):
         assert teacher.cells[exercise.answer_cell].source == \
             answer_cell(lesson_number(lesson), exercise.number)
         shown = output_text(teacher.cells[exercise.check_cell])
-        assert shown.startswith(CORRECT), f"exercise {exercise.number}: {shown}"
+        assert shown.startswith(said(CORRECT, lesson)), f"exercise {exercise.number}: {shown}"
 
 
-def test_teacher_edition_passes_strict_nbval():
+@pytest.mark.parametrize("lessons", [NOTEBOOKS, KOREAN_NOTEBOOKS], ids=["en", "ko"])
+def test_teacher_edition_passes_strict_nbval(lessons):
     """The teacher edition's stored outputs are what a fresh run gives: nbval in strict
     mode, with the lessons' settings (pyproject.toml's addopts), in a pytest of its own."""
-    teacher = sorted((CLASSROOM / "teacher").glob("[0-9]*.ipynb"))
-    if [path.name for path in teacher] != [path.name for path in NOTEBOOKS]:
-        unavailable("build/classroom/teacher is missing or incomplete: run `make classroom`")
+    folder = classroom(lessons[0]) / "teacher"
+    teacher = sorted(folder.glob("[0-9]*.ipynb"))
+    if [path.name for path in teacher] != [path.name for path in lessons]:
+        unavailable(f"{folder.relative_to(ROOT)} is missing or incomplete: run `make classroom`")
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          *[str(path.relative_to(ROOT)) for path in teacher]],
@@ -175,14 +198,17 @@ def solution_lines_on(path, lesson):
             if lines & text}
 
 
-@pytest.mark.parametrize("lesson", NOTEBOOKS, ids=LESSON_IDS)
+@pytest.mark.parametrize("lesson", BOTH, ids=BOTH_IDS)
 def test_the_site_shows_no_solution(lesson):
     """The site is the self-learner's edition: no worked solution on any of its pages
     (lesson pages, the lesson's slides). The teacher's deck, read the same way, shows them."""
     site = ROOT / "build" / "site" / "html"
-    if not (site / "notebooks" / f"{lesson.stem}.html").is_file():
-        unavailable("build/site/html is missing: run `make site`")
-    teacher_deck = CLASSROOM / "slides" / f"{lesson.stem}.html"
+    page = site / lesson.relative_to(ROOT).with_suffix(".html")
+    if is_korean(lesson):
+        page = site / "ko" / lesson.relative_to(ROOT).with_suffix(".html")
+    if not page.is_file():
+        unavailable(f"{page.relative_to(ROOT)} is missing: run `make site`")
+    teacher_deck = classroom(lesson) / "slides" / f"{lesson.stem}.html"
     if teacher_deck.is_file():
         assert solution_lines_on(teacher_deck, lesson)  # the reading can see code
     leaks = {str(page.relative_to(site)): found for page in sorted(site.rglob("*.html"))

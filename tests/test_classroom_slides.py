@@ -57,3 +57,16 @@ def test_mark_sets_the_metadata_jupyterlab_reads(lesson):
     number, notebook, types = lesson
     marked = slides.mark(nbformat.from_dict(notebook), number)
     assert [cell.metadata["slideshow"]["slide_type"] for cell in marked.cells] == types
+
+
+KOREAN = sorted((ROOT / "notebooks" / "ko").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("korean", KOREAN, ids=[path.stem for path in KOREAN])
+def test_the_korean_deck_is_cut_as_the_english_one(korean):
+    """Same cells, same slides: the rules read the Korean headings, "예측" and "연습 문제"
+    as they read the English ones (a Korean deck of other slides would fail here)."""
+    number = korean.name[:2]
+    english = nbformat.read(ROOT / "notebooks" / korean.name, as_version=4)
+    assert slides.slide_types(nbformat.read(korean, as_version=4), number) == \
+        slides.slide_types(english, number)

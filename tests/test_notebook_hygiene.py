@@ -9,7 +9,7 @@ import re
 import nbformat
 import pytest
 
-from conftest import NOTEBOOKS
+from conftest import KOREAN_NOTEBOOKS, NOTEBOOKS
 
 MACHINE_SPECIFIC = re.compile(
     r"/tmp/|/root/|/home/|/Users/|[A-Za-z]:\\\\|site-packages|\.venv|ipykernel_\d+"
@@ -26,9 +26,25 @@ def tags(cell):
     return cell.metadata.get("tags", [])
 
 
-@pytest.fixture(params=NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def notebook(request):
-    return nbformat.read(request.param, as_version=4)
+EVERY_LESSON = NOTEBOOKS + KOREAN_NOTEBOOKS  # both editions are held to the same rules
+# The headings every lesson has, in its edition's language (notebooks/ko: Korean).
+PARTS = {"en": ("what you will be able to do", "summary", "exercise"),
+         "ko": ("이 강의를 마치면 할 수 있는 것", "요약", "연습 문제")}
+
+
+def language_of(path):
+    return "ko" if path.parent.name == "ko" else "en"
+
+
+@pytest.fixture(params=EVERY_LESSON,
+                ids=[f"{language_of(p)}/{p.name}" for p in EVERY_LESSON])
+def lesson(request):
+    return request.param
+
+
+@pytest.fixture
+def notebook(lesson):
+    return nbformat.read(lesson, as_version=4)
 
 
 def test_there_are_lessons():
@@ -73,11 +89,11 @@ def test_ignored_outputs_say_why(notebook):
                 f"code cell {index} ignores its output without a comment saying why"
 
 
-def test_lesson_has_objectives_summary_and_exercises(notebook):
+def test_lesson_has_objectives_summary_and_exercises(lesson, notebook):
     headings = [line for c in notebook.cells if c.cell_type == "markdown"
                 for line in c.source.splitlines() if line.startswith("#")]
     text = "\n".join(headings).lower()
-    for part in ("what you will be able to do", "summary", "exercise"):
+    for part in PARTS[language_of(lesson)]:
         assert part in text, f"no heading for {part!r}"
     checks = [c for c in code_cells(notebook) if re.search(r"\bexercise_\d+\(", c.source)]
     assert len(checks) >= 2, "each lesson has two or three exercises with check cells"

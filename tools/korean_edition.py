@@ -1,6 +1,6 @@
 """Keep the Korean edition (notebooks/ko/) in step with the English lessons.
 
-A Korean lesson has the same cells as its English lesson, and the same code: only
+A Korean lesson has the same cells (same ids) as its English lesson, and the same code: only
 comments and the text inside string literals may differ. Its metadata stores a hash
 of the English lesson's cells as they were when the Korean one was last brought in
 step, so that a later change to the English shows up (tests/test_korean_edition.py).
@@ -77,6 +77,8 @@ def code_differences(english, korean) -> list[str]:
         if en.cell_type != ko.cell_type:
             problems.append(f"{where}: {en.cell_type} in English, {ko.cell_type} in Korean")
             continue
+        if en.get("id") != ko.get("id"):  # the decks' fragments name cells by id
+            problems.append(f"{where}: cell id {ko.get('id')} in Korean, {en.get('id')} in English")
         if en.metadata.get("tags", []) != ko.metadata.get("tags", []):
             problems.append(f"{where}: tags differ")
         en_exercise = en.metadata.get("classroom", {})

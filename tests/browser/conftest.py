@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .stored_outputs import LESSONS, ROOT, read_lesson, without_outputs
+from .stored_outputs import KOREAN_LESSONS, LESSONS, ROOT, lesson_id, read_lesson, without_outputs
 
 SITE = ROOT / "build" / "site" / "html"
 CLASSROOM = ROOT / "build" / "classroom"
@@ -58,13 +58,17 @@ def site_pages():
     teacher's guide."""
     guide = ["CONTRIBUTING.html"] if (ROOT / "CONTRIBUTING.md").is_file() else []
     teachers = ["docs/guide.html"] if (ROOT / "docs" / "guide.md").is_file() else []
+    korean = (["ko/README.ko.html", "ko/notebooks/ko/GLOSSARY.html"]
+              + [f"ko/notebooks/ko/{lesson.stem}.html" for lesson in KOREAN_LESSONS]
+              + (["ko/docs/guide.ko.html"] if (ROOT / "docs" / "guide.ko.md").is_file() else []))
     return (["README.html"] + guide + [f"notebooks/{lesson.stem}.html" for lesson in LESSONS]
-            + teachers)
+            + teachers + korean)
 
 
 def pytest_generate_tests(metafunc):
     if "lesson" in metafunc.fixturenames:
-        metafunc.parametrize("lesson", LESSONS, ids=[lesson.stem for lesson in LESSONS])
+        lessons = LESSONS + KOREAN_LESSONS
+        metafunc.parametrize("lesson", lessons, ids=[lesson_id(lesson) for lesson in lessons])
     if "site_page" in metafunc.fixturenames:
         pages = site_pages()
         metafunc.parametrize("site_page", pages, ids=[p.removesuffix(".html") for p in pages])
@@ -107,6 +111,44 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+# Which fonts the browser drew an element's own text with: Chromium's DevTools protocol
+# (CSS.getPlatformFontsForNode) tells, glyph by glyph, so a Hangul glyph that no Korean
+# font drew shows up as another family.
+MARK_KOREAN_TEXT = """(selector) => {
+    const hangul = /[\uac00-\ud7a3]/;
+    const walker = document.createTreeWalker(document.querySelector(selector) || document.body,
+                                             NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (hangul.test(node.textContent) && node.parentElement.offsetParent !== null) {
+            node.parentElement.setAttribute('data-korean-text', '');
+            return node.textContent.trim().slice(0, 40);
+        }
+    }
+    return null;
+}"""
+
+
+def fonts_drawing_korean(page, within="body"):
+    """(the first visible Korean text in `within`, the font families that drew it)."""
+    text = page.evaluate(MARK_KOREAN_TEXT, within)
+    if text is None:
+        return None, []
+    client = page.context.new_cdp_session(page)
+    try:
+        client.send("DOM.enable")
+        client.send("CSS.enable")
+        root = client.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = client.send("DOM.querySelector", {"nodeId": root, "selector": "[data-korean-text]"})
+        fonts = client.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
+    finally:
+        client.detach()
+    return text, [font["familyName"] for font in fonts]
+
+
+def is_korean_font(family: str) -> bool:
+    return "CJK" in family or "KR" in family or "Gothic" in family
 
 
 # --- JupyterLab --------------------------------------------------------------------
@@ -159,9 +201,9 @@ def jupyterlab(tmp_path_factory):
     work = home / "work"
     shutil.copytree(ROOT / "notebooks", work / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    for lesson in LESSONS:
+    for lesson in LESSONS + KOREAN_LESSONS:
         notebook, _ = read_lesson(lesson)
-        nbformat.write(without_outputs(notebook), work / "notebooks" / lesson.name)
+        nbformat.write(without_outputs(notebook), work / lesson.relative_to(ROOT))
     if (CLASSROOM / "student").is_dir():  # the student edition, as `make classroom` made it
         shutil.copytree(CLASSROOM / "student", work / "student",
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints"))

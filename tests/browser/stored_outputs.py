@@ -13,6 +13,12 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+KOREAN_LESSONS = sorted((ROOT / "notebooks" / "ko").glob("[0-9]*.ipynb"))  # same names
+
+
+def lesson_id(lesson: Path) -> str:
+    """01_backward_and_the_graph, or ko-01_backward_and_the_graph for the Korean edition."""
+    return f"ko-{lesson.stem}" if lesson.parent.name == "ko" else lesson.stem
 RAISES = "raises-exception"
 
 

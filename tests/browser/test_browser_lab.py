@@ -10,7 +10,8 @@ removed, so everything checked was produced by this run.
 import re
 import time
 
-from .stored_outputs import read_lesson, squash
+from .conftest import fonts_drawing_korean, is_korean_font
+from .stored_outputs import ROOT, lesson_id, read_lesson, squash
 
 RUN_TIMEOUT = 600  # seconds for one lesson to run all its cells
 PROMPT_RAN = re.compile(r"\[\d+\]")
@@ -127,26 +128,34 @@ def _screenshot(page, path, selector=None):
 
 def test_lesson_runs_in_jupyterlab(lesson, jupyterlab, page, screenshots):
     _, stored_cells = read_lesson(lesson)
-    name = lesson.name
+    name, folder, shot = lesson.name, str(lesson.parent.relative_to(ROOT)), lesson_id(lesson)
+    korean_fonts = None
     try:
-        _open(page, jupyterlab, name, len(stored_cells))
+        _open(page, jupyterlab, name, len(stored_cells), folder)
         _restart_and_run_all(page)
-        _wait_until_done(page, jupyterlab, name)
+        _wait_until_done(page, jupyterlab, name, folder)
         page.wait_for_function(IMAGES_SETTLED)
         dom_cells = page.evaluate(CELLS_IN_DOM)
+        if folder.endswith("ko"):  # the Korean edition: its text drawn in a Korean font
+            korean_fonts = fonts_drawing_korean(page, ".jp-Notebook")
+            _screenshot(page, screenshots / f"lab-{shot}-top.png", ".jp-Notebook .jp-Cell")
         # Pictures for a person to look at: the first graph, and the first expected error.
-        _screenshot(page, screenshots / f"lab-{lesson.stem}.png",
+        _screenshot(page, screenshots / f"lab-{shot}.png",
                     '.jp-OutputArea-output[data-mime-type="image/svg+xml"]')
         if any(cell.expects_error for cell in stored_cells):
-            _screenshot(page, screenshots / f"lab-{lesson.stem}-error.png",
+            _screenshot(page, screenshots / f"lab-{shot}-error.png",
                         '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
     except Exception:
         try:
-            page.screenshot(path=screenshots / f"lab-{lesson.stem}-failed.png")
+            page.screenshot(path=screenshots / f"lab-{shot}-failed.png")
         except Exception:
             pass
         raise
     finally:
         jupyterlab.shutdown_kernels()
     problems = _problems(stored_cells, dom_cells)
-    assert not problems, f"{name} in JupyterLab:\n" + "\n".join(problems)
+    if korean_fonts is not None:
+        text, families = korean_fonts
+        if text is None or not any(map(is_korean_font, families)):
+            problems.append(f"Korean text {text!r} drawn with {families}, not a Korean font")
+    assert not problems, f"{folder}/{name} in JupyterLab:\n" + "\n".join(problems)

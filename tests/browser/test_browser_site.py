@@ -4,16 +4,49 @@ Each page: every image (graphs, plots, figures) loads; every maths formula is ty
 MathJax; no request to the site's server fails, and no request leaves the machine (the
 site is fully offline). A lesson page shows as many graphs and plots as the lesson
 stores, and its stored errors. The landing page is the README, its lesson links lead to
-the lesson pages, and the navigation lists the lessons in order. A full-page screenshot
+the lesson pages, and the navigation lists the lessons in order. All of it in both
+editions, English and Korean (under ko/): a Korean page is `lang="ko"`, draws its Hangul
+in a Korean font, and links its English counterpart, as each English page links its. A full-page screenshot
 of each page is saved in test-artifacts/screenshots/.
 """
 import re
 from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .stored_outputs import LESSONS, ROOT, read_lesson, squash
+from .conftest import fonts_drawing_korean, is_korean_font
+from .stored_outputs import KOREAN_LESSONS, LESSONS, ROOT, read_lesson, squash
+
+
+@dataclass
+class Edition:
+    """One language's site: English in html/, Korean in html/ko/ (docs/conf.py)."""
+    lang: str
+    index: str          # the folder's index.html, which leads to the README page
+    readme: Path        # the README's source
+    readme_page: str
+    lessons: list
+    lesson_folder: str  # where the lesson pages are, relative to the site's root
+    slides: str
+    guide: str          # the teacher's guide's page
+    guide_source: Path
+
+    def lesson_page(self, lesson):
+        return f"{self.lesson_folder}/{lesson.stem}.html"
+
+
+EDITIONS = [
+    Edition("en", "index.html", ROOT / "README.md", "README.html", LESSONS, "notebooks",
+            "slides", "docs/guide.html", ROOT / "docs" / "guide.md"),
+    Edition("ko", "ko/index.html", ROOT / "README.ko.md", "ko/README.ko.html", KOREAN_LESSONS,
+            "ko/notebooks/ko", "ko/slides", "ko/docs/guide.ko.html",
+            ROOT / "docs" / "guide.ko.md"),
+]
+EDITION_IDS = [edition.lang for edition in EDITIONS]
 
 WATCH = """() => window.MathJax && window.MathJax.startup && window.MathJax.startup.promise
     ? window.MathJax.startup.promise.then(() => true) : false"""
@@ -69,8 +102,9 @@ class Visit:
 
 
 def _lesson_for(page_path):
-    match = re.fullmatch(r"notebooks/(.+)\.html", page_path)
-    return next((lesson for lesson in LESSONS if match and lesson.stem == match[1]), None)
+    match = re.fullmatch(r"(ko/notebooks/ko|notebooks)/(.+)\.html", page_path)
+    lessons = KOREAN_LESSONS if page_path.startswith("ko/") else LESSONS
+    return next((lesson for lesson in lessons if match and lesson.stem == match[2]), None)
 
 
 def test_site_page(site_page, site, page, screenshots):
@@ -95,32 +129,45 @@ def test_site_page(site_page, site, page, screenshots):
             for ename, evalue in cell.errors:
                 if f"{ename}: " not in state["text"]:
                     problems.append(f"cell {cell.index}: stored error {ename} not shown")
-    elif site_page == "README.html":
-        readme_images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", (ROOT / "README.md").read_text())
+    else:
+        readme = next((e.readme for e in EDITIONS if e.readme_page == site_page), None)
+        readme_images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", readme.read_text()) if readme else []
         if len(state["images"]) < len(readme_images):
             problems.append(f"{len(state['images'])} images shown, the README has {len(readme_images)}")
+    if site_page.startswith("ko/"):  # a Korean page: says so, and draws Hangul in a Korean font
+        if page.get_attribute("html", "lang") != "ko":
+            problems.append(f"<html lang={page.get_attribute('html', 'lang')!r}>, not 'ko'")
+        text, families = fonts_drawing_korean(page, "article")
+        if text is None or not any(map(is_korean_font, families)):
+            problems.append(f"Korean text {text!r} drawn with {families}, not a Korean font")
     problems += visit.server_problems()
     assert not problems, f"{site_page}:\n" + "\n".join(problems)
 
 
-def test_landing_page_and_navigation(site, page):
+@pytest.mark.parametrize("edition", EDITIONS, ids=EDITION_IDS)
+def test_landing_page_and_navigation(edition, site, page):
     """index.html leads to the README; its lesson links and the sidebar lead to the lessons, in order."""
     visit = Visit(page, site)
-    visit.open("index.html")
-    assert page.url == f"{site.url}/README.html"
-    title = re.search(r"^# (.+)$", (ROOT / "README.md").read_text(), re.M)[1]
+    visit.open(edition.index)
+    assert page.url == f"{site.url}/{edition.readme_page}"
+    readme = edition.readme.read_text()
+    title = re.search(r"^# (.+)$", readme, re.M)[1]
     shown = page.locator("article h1, main h1").first.inner_text()
     assert squash(shown.replace("’", "'")).startswith(squash(title.replace("`", ""))[:20]), shown
 
     links = page.eval_on_selector_all("article a[href], main a[href]", "as => as.map(a => a.href)")
-    readme_lessons = re.findall(r"\]\(notebooks/([^)\s]+)\.ipynb\)", (ROOT / "README.md").read_text())
-    problems = [f"README links notebooks/{stem}.ipynb, which is not a lesson"
-                for stem in readme_lessons if not (ROOT / "notebooks" / f"{stem}.ipynb").is_file()]
+    folder = "notebooks/ko" if edition.lang == "ko" else "notebooks"
+    readme_lessons = re.findall(rf"\]\({folder}/([^)\s/]+)\.ipynb\)", readme)
+    problems = [f"README links {folder}/{stem}.ipynb, which is not a lesson"
+                for stem in readme_lessons if not (ROOT / folder / f"{stem}.ipynb").is_file()]
     problems += [f"README's link to {stem} does not lead to its page"
-                 for stem in readme_lessons if f"{site.url}/notebooks/{stem}.html" not in links]
+                 for stem in readme_lessons
+                 if f"{site.url}/{edition.lesson_folder}/{stem}.html" not in links]
+    if len(readme_lessons) < len(edition.lessons):
+        problems.append(f"the README links {len(readme_lessons)} of {len(edition.lessons)} lessons")
 
     sidebar = page.eval_on_selector_all("nav.bd-docs-nav a[href]", "as => as.map(a => a.href)")
-    lesson_pages = [f"{site.url}/notebooks/{lesson.stem}.html" for lesson in LESSONS]
+    lesson_pages = [f"{site.url}/{edition.lesson_page(lesson)}" for lesson in edition.lessons]
     in_sidebar = [href for href in sidebar if href in lesson_pages]
     if in_sidebar != lesson_pages:
         problems.append(f"sidebar lists {in_sidebar}, expected the lessons in order {lesson_pages}")
@@ -157,17 +204,18 @@ def test_every_local_link_works(site, page):
             if response.status >= 400:
                 problems.append(f"{url}: {response.status}")
     pages = {urlsplit(url).path for url in seen}
-    problems += [f"no link leads to /notebooks/{lesson.stem}.html" for lesson in LESSONS
-                 if f"/notebooks/{lesson.stem}.html" not in pages]
+    # Both editions are reached from the landing page (the Korean through its link "한국어").
+    problems += [f"no link leads to /{edition.lesson_page(lesson)}" for edition in EDITIONS
+                 for lesson in edition.lessons if f"/{edition.lesson_page(lesson)}" not in pages]
     assert not problems, "\n".join(problems)
-    assert len(seen) >= len(LESSONS) + 2
+    assert len(seen) >= len(LESSONS) + len(KOREAN_LESSONS) + 4
 
 
-def test_teacher_links(site, page):
+@pytest.mark.parametrize("edition", EDITIONS, ids=EDITION_IDS)
+def test_teacher_links(edition, site, page):
     """Each lesson page links its slides and its part of the teacher's guide; the guide's
     links to lessons land on a section that exists (the guide's test checks the cells)."""
-    if not (ROOT / "docs" / "guide.md").is_file():
-        return
+    assert edition.guide_source.is_file()
     visit, problems, ids = Visit(page, site), [], {}
 
     def anchors(url):
@@ -177,11 +225,11 @@ def test_teacher_links(site, page):
             ids[path] = set(page.eval_on_selector_all("[id]", "es => es.map(e => e.id)"))
         return ids[path]
 
-    for lesson in LESSONS:
-        page.goto(f"{site.url}/notebooks/{lesson.stem}.html", wait_until="domcontentloaded")
+    for lesson in edition.lessons:
+        page.goto(f"{site.url}/{edition.lesson_page(lesson)}", wait_until="domcontentloaded")
         links = page.eval_on_selector_all("p.for-teachers a[href]", "as => as.map(a => a.href)")
-        slides = f"{site.url}/slides/{lesson.stem}.html"
-        guide = f"{site.url}/docs/guide.html#lesson-{lesson.name[:2]}"
+        slides = f"{site.url}/{edition.slides}/{lesson.stem}.html"
+        guide = f"{site.url}/{edition.guide}#lesson-{lesson.name[:2]}"
         if links != [slides, guide]:
             problems.append(f"{lesson.stem}: teacher links {links}, expected {[slides, guide]}")
             continue
@@ -190,12 +238,31 @@ def test_teacher_links(site, page):
         if f"lesson-{lesson.name[:2]}" not in anchors(guide):
             problems.append(f"{lesson.stem}: the guide has no #lesson-{lesson.name[:2]}")
 
-    page.goto(f"{site.url}/docs/guide.html", wait_until="domcontentloaded")
+    page.goto(f"{site.url}/{edition.guide}", wait_until="domcontentloaded")
     cited = page.eval_on_selector_all("article a[href*='notebooks/']", "as => as.map(a => a.href)")
-    assert len(cited) >= 4 * len(LESSONS), f"the guide links its lessons {len(cited)} times"
+    assert len(cited) >= 4 * len(edition.lessons), f"the guide links its lessons {len(cited)} times"
+    if edition.lang == "ko":
+        problems += [f"the Korean guide links {url}, not a Korean lesson" for url in cited
+                     if "/ko/notebooks/ko/" not in url]
     for url in cited:
         fragment = urlsplit(url).fragment
         if fragment and fragment not in anchors(url):
             problems.append(f"the guide links {url}, whose page has no #{fragment}")
     problems += visit.problems + visit.server_problems()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("edition", EDITIONS, ids=EDITION_IDS)
+def test_each_page_links_its_counterpart(edition, site, page):
+    """Every lesson page, the README and the guide link the same page in the other language."""
+    other = next(e for e in EDITIONS if e is not edition)
+    pairs = [(edition.readme_page, other.readme_page), (edition.guide, other.guide)]
+    pairs += [(edition.lesson_page(lesson), other.lesson_page(lesson))
+              for lesson in edition.lessons]
+    problems = []
+    for here, there in pairs:
+        page.goto(f"{site.url}/{here}", wait_until="domcontentloaded")
+        links = page.eval_on_selector_all("p.counterpart a[href]", "as => as.map(a => a.href)")
+        if links != [f"{site.url}/{there}"]:
+            problems.append(f"{here} links {links} as its counterpart, expected {there}")
     assert not problems, "\n".join(problems)

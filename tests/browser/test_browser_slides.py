@@ -2,7 +2,8 @@
 
 Two sets of decks, made by tools/classroom/slides.py: the teacher's, from the teacher
 edition (build/classroom/slides, `make classroom`), and the site's, from the lessons as
-stored (build/site/html/slides, `make site`). Each deck opens, goes from its first slide
+stored (build/site/html/slides, `make site`); and both again for the Korean edition
+(build/classroom/ko/slides, build/site/html/ko/slides). Each deck opens, goes from its first slide
 to its last, every fragment shown; every picture (graph, plot) that the lesson shows on a
 slide loads and is seen with a size, and so is every formula, typeset by MathJax; nothing
 fails to load, no script fails, and no request leaves the machine (any that tries is
@@ -17,15 +18,19 @@ import nbformat
 import pytest
 
 from .conftest import CLASSROOM, SITE
-from .stored_outputs import LESSONS, ROOT
+from .stored_outputs import KOREAN_LESSONS, LESSONS, ROOT
 
 spec = importlib.util.spec_from_file_location("classroom_slides", ROOT / "tools" / "classroom" / "slides.py")
 slides = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(slides)
 
 SOURCES = {"classroom": (CLASSROOM / "slides", CLASSROOM / "teacher"),
-           "site": (SITE / "slides", ROOT / "notebooks")}
-DECKS = [(source, lesson.stem) for source in SOURCES for lesson in LESSONS]
+           "site": (SITE / "slides", ROOT / "notebooks"),
+           # the Korean edition's decks, the same way
+           "classroom-ko": (CLASSROOM / "ko" / "slides", CLASSROOM / "ko" / "teacher"),
+           "site-ko": (SITE / "ko" / "slides", ROOT / "notebooks" / "ko")}
+DECKS = [(source, lesson.stem) for source in SOURCES
+         for lesson in (KOREAN_LESSONS if source.endswith("-ko") else LESSONS)]
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 
 # Give every picture and formula a number, then report those of the current slide that

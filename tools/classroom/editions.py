@@ -15,6 +15,7 @@ Everything else in a cell (tags such as `raises-exception`, ids) is kept as it i
 from __future__ import annotations
 
 import copy
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -22,8 +23,18 @@ from nbclient import NotebookClient
 
 from .exercises import exercises, lesson_number, solved
 
-CORRECT = "✓ correct"
-UNANSWERED = "not answered yet"
+CORRECT = ("✓ correct", "✓ 정답")  # how a verdict starts, in English and in Korean
+UNANSWERED = ("not answered yet", "아직 답하지 않음")
+# A lesson folder's matplotlibrc (notebooks/ko's gives the plots a Korean font) goes with
+# its editions: Jupyter starts their kernels in their folder, where matplotlib reads it.
+FOLDER_SETTINGS = ("matplotlibrc",)
+
+
+def copy_folder_settings(lessons: list[Path], folder: Path) -> None:
+    for name in FOLDER_SETTINGS:
+        source = lessons[0].parent / name if lessons else None
+        if source is not None and source.is_file():
+            shutil.copy2(source, folder / name)
 
 
 def student_edition(notebook):
@@ -84,6 +95,7 @@ def verdicts(executed, lesson_exercises) -> dict[int, str]:
 
 def build_student(lessons: list[Path], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
+    copy_folder_settings(lessons, folder)
     written = []
     for path in lessons:
         notebook = nbformat.read(path, as_version=4)
@@ -95,6 +107,7 @@ def build_student(lessons: list[Path], folder: Path) -> list[Path]:
 
 def build_teacher(lessons: list[Path], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
+    copy_folder_settings(lessons, folder)
     written = []
     for path in lessons:
         lesson = lesson_number(path)
@@ -106,5 +119,5 @@ def build_teacher(lessons: list[Path], folder: Path) -> list[Path]:
             raise RuntimeError(f"{path.name}: a worked solution is not correct: {wrong}")
         nbformat.write(notebook, folder / path.name)
         written.append(folder / path.name)
-        print(f"teacher edition: ran {path.name}", flush=True)
+        print(f"teacher edition: ran {path.relative_to(path.parents[1])}", flush=True)
     return written

@@ -45,8 +45,9 @@ class Exercise:
         return f"lesson{self.lesson}_exercise_{self.number}"
 
 
-def lesson_paths() -> list[Path]:
-    return sorted(NOTEBOOKS.glob(LESSONS))
+def lesson_paths(folder: Path = NOTEBOOKS) -> list[Path]:
+    """The lessons in `folder`: notebooks/, or notebooks/ko/ for the Korean edition."""
+    return sorted(Path(folder).glob(LESSONS))
 
 
 def lesson_number(path: Path) -> str:

@@ -20,10 +20,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "docs" / "guide.md"
 
-LESSON_LINK = re.compile(r"\]\(\.\./notebooks/([0-9]{2}_\w+\.ipynb)(#[^)\s]*)?\)")
+SOURCE_KO = ROOT / "docs" / "guide.ko.md"  # the Korean guide, for build/classroom/ko/guide/
+
+# A link to a lesson: ../notebooks/NN_name.ipynb, or ../notebooks/ko/NN_name.ipynb
+LESSON_LINK = re.compile(r"\]\(\.\./notebooks/(?:ko/)?([0-9]{2}_\w+\.ipynb)(#[^)\s]*)?\)")
 
 PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <link rel="icon" href="data:,">
@@ -47,22 +50,23 @@ def for_classroom(text: str) -> str:
     return LESSON_LINK.sub(lambda m: f"](../teacher/{m[1]})", text)
 
 
-def render(text: str) -> str:
+def render(text: str, lang: str = "en") -> str:
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
     title = re.search(r"^# (.+)$", text, re.M)
-    return PAGE.format(title=html.escape(title[1] if title else "Teacher's guide"), body=body)
+    return PAGE.format(title=html.escape(title[1] if title else "Teacher's guide"), body=body,
+                       lang=lang)
 
 
-def build_guide(out_dir) -> list[Path]:
-    """out_dir/guide.md and out_dir/index.html, from docs/guide.md."""
+def build_guide(out_dir, source: Path = SOURCE, lang: str = "en") -> list[Path]:
+    """out_dir/guide.md and out_dir/index.html, from docs/guide.md (or `source`)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    text = for_classroom(SOURCE.read_text(encoding="utf-8"))
+    text = for_classroom(Path(source).read_text(encoding="utf-8"))
     markdown, page = out_dir / "guide.md", out_dir / "index.html"
     markdown.write_text(text, encoding="utf-8")
-    page.write_text(render(text), encoding="utf-8")
+    page.write_text(render(text, lang), encoding="utf-8")
     return [markdown, page]
 
 

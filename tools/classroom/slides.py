@@ -60,9 +60,11 @@ REVEAL_PARTS = ["dist/reveal.css", "dist/reveal.js", "dist/theme/white.css",
                 "dist/theme/fonts/source-sans-pro", "plugin/notes/notes.js", "LICENSE"]
 MATHJAX_PARTS = ["tex-mml-chtml.js", "input", "output", "ui", "a11y", "sre", "adaptors"]
 
-PREDICT = re.compile(r"\bpredict\b", re.IGNORECASE)
+# Each in English and in Korean (notebooks/ko), so both editions' decks are cut alike.
+PREDICT = re.compile(r"\bpredict\b|예측", re.IGNORECASE)
 HEADING = re.compile(r"^(#{1,6})\s")
-EXERCISE = re.compile(r"^\*\*Exercise\s+\d+\b")
+EXERCISE = re.compile(r"^\*\*(Exercise|연습 문제)\s+\d+\b")
+SET_UP = re.compile(r"#+\s+((The\s+)?set-up|준비)\s*$", re.IGNORECASE)
 
 
 # --- which cell is which slide ----------------------------------------------------
@@ -105,8 +107,8 @@ def slide_types(notebook, lesson: str = "") -> list[str]:
         if index == setup:
             kind = "skip"
         elif (cell.cell_type == "markdown" and setup is not None and index == setup - 1
-              and re.match(r"#+\s+(The\s+)?set-up\s*$", source.splitlines()[0] if source else "",
-                           re.IGNORECASE) and len(source.split("\n\n")) <= 2):
+              and SET_UP.match(source.splitlines()[0] if source else "")
+              and len(source.split("\n\n")) <= 2):
             kind = "skip"
         elif cell.cell_type == "markdown":
             heading = HEADING.match(source)

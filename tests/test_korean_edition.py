@@ -1,0 +1,233 @@
+"""The Korean edition (notebooks/ko/) is the English series, in step, in Korean.
+
+- every English lesson has a Korean one, with the same cells and the same code (only
+  comments and string texts differ), synced since the English last changed
+  (tools/korean_edition.py, which also brings a lesson back in step);
+- its outputs equal the English ones wherever they are not Korean text;
+- it is Korean where a reader reads: its markdown, its verdicts, its structure, in the
+  glossary's terms (notebooks/ko/GLOSSARY.md), each shown with its English at first use.
+"""
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import nbformat
+import pytest
+
+from conftest import KOREAN_NOTEBOOKS, NOTEBOOKS, ROOT
+
+sys.path.insert(0, str(ROOT))
+from tools.korean_edition import english_of, sync_problems  # noqa: E402
+
+GLOSSARY = ROOT / "notebooks" / "ko" / "GLOSSARY.md"
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# A number as a reader reads it: 3, -0.5, 1,234, 2.1e-05 (not the 0 of ExpBackward0).
+NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+STATED_TIME = {"en": re.compile(r"\*\*Time:\*\*\s+about\s+(\d+)\s+minutes"),
+               "ko": re.compile(r"\*\*시간:\*\*\s+약\s+(\d+)분")}
+IDS = [path.name for path in KOREAN_NOTEBOOKS]
+
+
+@pytest.fixture(params=KOREAN_NOTEBOOKS, ids=IDS)
+def pair(request):
+    """(English notebook, Korean notebook, Korean path) for one lesson."""
+    korean = request.param
+    return (nbformat.read(english_of(korean), as_version=4),
+            nbformat.read(korean, as_version=4), korean)
+
+
+def test_every_english_lesson_has_its_korean_lesson():
+    assert [p.name for p in KOREAN_NOTEBOOKS] == [p.name for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize("korean", KOREAN_NOTEBOOKS, ids=IDS)
+def test_in_step_with_the_english(korean):
+    problems = sync_problems(korean)
+    assert not problems, "\n".join(problems)
+
+
+# Outputs -------------------------------------------------------------------------------
+
+def output_text(output):
+    if output.output_type == "stream":
+        return output.text
+    if output.output_type == "error":
+        return f"{output.ename}: {output.evalue}"
+    data = output.get("data", {})
+    for kind in ("text/plain", "image/svg+xml", "text/html", "text/markdown"):
+        if kind in data:
+            return data[kind]
+    return None  # an image/png: its pixels hold the fonts, not compared
+
+
+def line_differences(english, korean):
+    """Lines of one output that differ beyond Korean text: a line without Hangul must be
+    the same; a line with Hangul must hold the same numbers."""
+    en_lines, ko_lines = english.splitlines(), korean.splitlines()
+    if len(en_lines) != len(ko_lines):
+        return [f"{len(en_lines)} lines in English, {len(ko_lines)} in Korean"]
+    problems = []
+    for en, ko in zip(en_lines, ko_lines):
+        if HANGUL.search(ko):
+            if Counter(NUMBER.findall(en)) != Counter(NUMBER.findall(ko)):
+                problems.append(f"numbers differ: {en!r} / {ko!r}")
+        elif en != ko:
+            problems.append(f"{en!r} / {ko!r}")
+    return problems
+
+
+def test_outputs_equal_the_english_where_not_korean_text(pair):
+    english, korean, _ = pair
+    problems = []
+    for index, (en, ko) in enumerate(zip(english.cells, korean.cells)):
+        if en.cell_type != "code" or "nbval-ignore-output" in en.metadata.get("tags", []):
+            continue
+        en_kinds = [(o.output_type, sorted(o.get("data", {}))) for o in en.outputs]
+        ko_kinds = [(o.output_type, sorted(o.get("data", {}))) for o in ko.outputs]
+        if en_kinds != ko_kinds:
+            problems.append(f"cell {index}: outputs {en_kinds} in English, {ko_kinds} in Korean")
+            continue
+        for en_output, ko_output in zip(en.outputs, ko.outputs):
+            en_text, ko_text = output_text(en_output), output_text(ko_output)
+            if en_text is not None:
+                problems += [f"cell {index}: {p}" for p in line_differences(en_text, ko_text)]
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_the_verdicts_are_korean(pair):
+    """Each check cell's stored verdict is in Korean: set_language("ko") took effect."""
+    _, korean, _ = pair
+    checks = [c for c in korean.cells
+              if c.cell_type == "code" and re.search(r"\bexercise_\d+\(", c.source)]
+    assert checks
+    for cell in checks:
+        shown = "".join(output_text(o) or "" for o in cell.outputs)
+        assert HANGUL.search(shown), f"a check cell shows no Korean: {shown[:80]!r}"
+
+
+def test_the_set_up_cell_chooses_korean(pair):
+    _, korean, _ = pair
+    first = next(c for c in korean.cells if c.cell_type == "code")
+    assert 'set_language("ko")' in first.source
+
+
+# What the reader reads -----------------------------------------------------------------
+
+def markdown(notebook):
+    return "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+
+
+def test_the_markdown_is_korean(pair):
+    english, korean, _ = pair
+    for index, (en, ko) in enumerate(zip(english.cells, korean.cells)):
+        if en.cell_type == "markdown" and HANGUL.search(en.source) is None:
+            prose = re.sub(r"`[^`]*`|\$[^$]*\$|\([^)]*\)", "", ko.source)
+            if re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}\s+[A-Za-z]{3,}", en.source):
+                assert HANGUL.search(prose), f"markdown cell {index} is not translated"
+
+
+def test_states_the_same_time_as_the_english(pair):
+    english, korean, _ = pair
+    en = STATED_TIME["en"].search(markdown(english))
+    ko = STATED_TIME["ko"].search(markdown(korean))
+    assert ko, "no '**시간:** 약 N분' line"
+    assert ko.group(1) == en.group(1)
+
+
+def glossary_rows():
+    """(English, Korean, words not to use) for each row of the glossary's table."""
+    rows = []
+    for line in GLOSSARY.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and HANGUL.search(cells[1]) and cells[0] != "영어":
+            avoid = [word.strip() for word in cells[3].split(",") if word.strip()]
+            rows.append((cells[0], cells[1], avoid))
+    return rows
+
+
+def korean_texts():
+    """(name, text) of everything in the Korean edition a reader reads."""
+    texts = []
+    for path in KOREAN_NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        comments = [line for c in notebook.cells if c.cell_type == "code"
+                    for line in c.source.splitlines() if "#" in line]
+        texts.append((path.name, markdown(notebook) + "\n" + "\n".join(comments)))
+    for path in (ROOT / "README.ko.md", ROOT / "docs" / "guide.ko.md"):
+        if path.exists():
+            texts.append((path.name, path.read_text()))
+    return texts
+
+
+def test_the_glossary_has_terms():
+    assert len(glossary_rows()) >= 30
+
+
+def test_no_word_the_glossary_rules_out():
+    found = [(name, word) for name, text in korean_texts()
+             for _, _, avoid in glossary_rows() for word in avoid if word in text]
+    assert not found, f"use the glossary's term instead of: {found}"
+
+
+# Words of the lesson's frame (its headings) and everyday words ("출력합니다": prints).
+NOT_TERMS = {"exercise", "Going further", "worked solution", "output"}
+
+
+def first_use_terms():
+    """Glossary terms of one Korean word or phrase, written the same way every time."""
+    return [(english, korean) for english, korean, _ in glossary_rows()
+            if HANGUL.search(korean) and not re.search(r"[(),/`]", korean)
+            and not re.search(r"[()/,]", english) and english not in NOT_TERMS]
+
+
+def test_first_use_of_a_term_shows_the_english(pair):
+    _, korean, path = pair
+    # prose only: a heading names a term, the text introduces it
+    text = "\n".join(line for line in markdown(korean).splitlines() if not line.startswith("#"))
+    missing = []
+    for english, term in first_use_terms():
+        at = text.find(term)
+        if at < 0:
+            continue
+        after = text[at + len(term):at + len(term) + 60]
+        # 변화도(gradient), or the longer term it starts: 변화도 누적(gradient accumulation)
+        shown = re.match(r"[^()\n]{0,12}\(([^)]*)\)", after)
+        if not shown or english.split()[-1].lower() not in shown.group(1).lower():
+            missing.append(f"{term}({english})")
+    assert not missing, f"{path.name}: first use without the English: {missing}"
+
+
+# Around the lessons -----------------------------------------------------------------
+
+def test_the_readmes_link_each_other_and_the_korean_lessons():
+    english, korean = (ROOT / "README.md").read_text(), (ROOT / "README.ko.md").read_text()
+    assert "](README.ko.md)" in english and "](README.md)" in korean
+    linked = set(re.findall(r"\]\(notebooks/ko/([0-9]{2}_\w+\.ipynb)\)", korean))
+    assert linked == {path.name for path in KOREAN_NOTEBOOKS}
+
+
+def test_make_lab_ko_opens_the_korean_lesson_01():
+    run = subprocess.run(["make", "-n", "--no-print-directory", "lab-ko"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "jupyter lab" in run.stdout
+    assert "notebooks/ko/01_backward_and_the_graph.ipynb" in run.stdout.splitlines()[-1]
+
+
+def test_korean_plots_find_every_glyph():
+    """A plot with Hangul, drawn in notebooks/ko (whose matplotlibrc the lessons' kernels
+    read): matplotlib's "Glyph ... missing" warning is an error here, so a machine without
+    the Korean font (make setup installs it) fails."""
+    draw = ("import matplotlib; matplotlib.use('agg'); import matplotlib.pyplot as plt\n"
+            "figure, axes = plt.subplots(); axes.set_title('변화도 누적: 저장된 텐서')\n"
+            "axes.set_xlabel('역전파 단계'); figure.canvas.draw()\n"
+            "from matplotlib.font_manager import FontProperties, findfont\n"
+            "print(findfont(FontProperties(family=['sans-serif'])))")
+    run = subprocess.run([sys.executable, "-W", "error", "-c", draw], cwd=ROOT / "notebooks" / "ko",
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "MPLCONFIGDIR": str(ROOT / "build" / "mplconfig")})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "NotoSansCJK" in run.stdout, run.stdout
+    assert "findfont" not in run.stderr, run.stderr
