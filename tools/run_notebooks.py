@@ -1,6 +1,6 @@
 """Run lessons top to bottom in a fresh kernel and store their outputs ("Restart & Run All").
 
-    python tools/run_notebooks.py                 # every lesson
+    python tools/run_notebooks.py                 # every lesson, English and Korean
     python tools/run_notebooks.py notebooks/02_retain_graph.ipynb
 
 Cells tagged `raises-exception` may raise (their error is stored); an error in
@@ -46,6 +46,7 @@ def run(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    paths = [Path(p).resolve() for p in sys.argv[1:]] or sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
+    paths = [Path(p).resolve() for p in sys.argv[1:]] or (
+        sorted(NOTEBOOKS.glob("[0-9]*.ipynb")) + sorted((NOTEBOOKS / "ko").glob("[0-9]*.ipynb")))
     for path in paths:
         run(path)
