@@ -67,6 +67,11 @@ def code_shape(source: str) -> str:
     return ast.dump(tree)
 
 
+def _text(solution) -> str:
+    """A worked solution is stored as a list of lines (tools/classroom/exercises.py)."""
+    return "\n".join(solution) if isinstance(solution, list) else solution
+
+
 def code_differences(english, korean) -> list[str]:
     """What differs between the two lessons beyond comments and string texts."""
     if len(english.cells) != len(korean.cells):
@@ -88,8 +93,8 @@ def code_differences(english, korean) -> list[str]:
             problems.append(f"{where}: the classroom metadata (exercise, points) differ")
         pairs = [("code", en.source, ko.source)] if en.cell_type == "code" else []
         if "solution" in en_exercise or "solution" in ko_exercise:
-            pairs.append(("worked solution", en_exercise.get("solution", ""),
-                          ko_exercise.get("solution", "")))
+            pairs.append(("worked solution", _text(en_exercise.get("solution", "")),
+                          _text(ko_exercise.get("solution", ""))))
         for what, en_source, ko_source in pairs:
             try:
                 same = code_shape(en_source) == code_shape(ko_source)
