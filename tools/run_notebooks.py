@@ -29,6 +29,21 @@ def _refuse_missing_glyphs(notebook, path) -> None:
                          f"(install the Korean font: make setup):\n{text.strip()}")
 
 
+def coalesce_streams(notebook) -> None:
+    """One output per stream where a cell printed in several pieces: how the kernel cut a
+    cell's printing up varies from run to run, what it printed does not."""
+    for cell in notebook.cells:
+        merged = []
+        for output in cell.get("outputs", []):
+            if (merged and output.output_type == "stream" == merged[-1].output_type
+                    and output.name == merged[-1].name):
+                merged[-1].text += output.text
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def run(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
@@ -36,6 +51,7 @@ def run(path: Path) -> None:
     client = NotebookClient(notebook, kernel_name="python3", timeout=600,
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
+    coalesce_streams(notebook)
     _refuse_missing_glyphs(notebook, path)
     # Keep only what a reader needs; execution timestamps would change on every run.
     for cell in notebook.cells:
