@@ -25,6 +25,7 @@ from torch import nn
 
 from . import errors
 from .answers import kind
+from .language import say
 from .seeding import seeded
 from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
@@ -82,13 +83,21 @@ def _as_losses(returned):
 def _error_hint(error, name):
     which = errors.which_error(error)
     if which == errors.FREED_BUFFER:
-        return ("a backward still reaches a graph that an earlier step's backward freed: "
-                f"run {name} under explain() and look at what one step hands to the next")
+        return say("a backward still reaches a graph that an earlier step's backward freed: "
+                   f"run {name} under explain() and look at what one step hands to the next",
+                   "앞선 스텝의 역전파가 해제한 그래프에 여전히 닿는 역전파가 있습니다: "
+                   f"{name} 함수를 explain() 아래에서 실행하고, 한 스텝이 다음 스텝에 "
+                   "넘기는 것을 살펴보세요")
     if which == errors.VERSION_COUNTER:
-        return ("a backward needs a tensor that was changed in place after autograd saved "
-                f"it: run {name} under explain(), it names the line")
-    return (f"your function raised {errors.describe(error)} (it is called as "
-            f"answer(encoder, head, opt, x, y, steps={STEPS}))")
+        return say("a backward needs a tensor that was changed in place after autograd saved "
+                   f"it: run {name} under explain(), it names the line",
+                   "역전파에 필요한 텐서가, autograd가 저장한 뒤에 제자리에서 바뀌었습니다: "
+                   f"{name} 함수를 explain() 아래에서 실행해 보세요. explain()이 그 줄을 "
+                   "알려 줍니다")
+    return say(f"your function raised {errors.describe(error)} (it is called as "
+               f"answer(encoder, head, opt, x, y, steps={STEPS}))",
+               f"함수에서 오류가 났습니다: {errors.describe(error)} (채점기는 "
+               f"answer(encoder, head, opt, x, y, steps={STEPS}) 형태로 호출합니다)")
 
 
 def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
@@ -97,37 +106,55 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
     a known wrong fix does to the hint for it; `right_start_hint` is for an answer whose
     first loss is the intended fix's but whose training then goes another way."""
     if answer is None:
-        return unanswered(f"fix {name}, then set `answer = {name}` and run this cell again")
+        return unanswered(say(f"fix {name}, then set `answer = {name}` and run this cell again",
+                              f"{name} 함수를 고친 뒤 `answer = {name}` 한 줄을 적고 "
+                              "이 셀을 다시 실행하세요"))
     if not callable(answer):
-        return not_yet(f"expected your function, e.g. `answer = {name}`; got {kind(answer)}")
+        return not_yet(say(f"expected your function, e.g. `answer = {name}`; got {kind(answer)}",
+                           f"답으로 함수를 주세요(예: `answer = {name}`). "
+                           f"받은 것: {kind(answer)}"))
     if getattr(answer, "__module__", None) == __name__:
-        return not_yet(f"that is the checker's own function: fix {name} in the notebook "
-                       "and answer with it")
+        return not_yet(say(f"that is the checker's own function: fix {name} in the notebook "
+                           "and answer with it",
+                           f"채점기 자신의 함수입니다: 노트북에서 {name} 함수를 고치고 "
+                           "그 함수로 답하세요"))
     try:
         expected_losses, expected = _train(reference, make_net, x, y)
     except _BadSetup:
-        return not_yet("the check cell passes the lesson's make_net, x and y: run the "
-                       "set-up cells again and leave the check cell as it is")
+        return not_yet(say("the check cell passes the lesson's make_net, x and y: run the "
+                           "set-up cells again and leave the check cell as it is",
+                           "확인 셀은 강의의 make_net, x, y를 넘겨줍니다: 준비 셀들을 다시 "
+                           "실행하고, 확인 셀은 그대로 두세요"))
     except Exception:  # make_net, x or y is not the lesson's (redefined?)
-        return not_yet("the check cell passes the lesson's make_net, x and y, and these do "
-                       "not train the lesson's net: run the set-up cells again")
+        return not_yet(say("the check cell passes the lesson's make_net, x and y, and these do "
+                           "not train the lesson's net: run the set-up cells again",
+                           "확인 셀은 강의의 make_net, x, y를 넘겨주는데, 지금 이 값들로는 "
+                           "강의의 신경망을 학습시킬 수 없습니다: 준비 셀들을 다시 실행하세요"))
     with watch_backward_calls() as calls:
         try:
             returned, trained = _train(answer, make_net, x, y)
         except Exception as error:  # the reader's code: report it, don't crash the cell
             return not_yet(_error_hint(error, name))
     if not calls:
-        return not_yet("backward() was never called: each step needs one backward")
+        return not_yet(say("backward() was never called: each step needs one backward",
+                           "backward()가 한 번도 호출되지 않았습니다: 스텝마다 역전파가 "
+                           "한 번 필요합니다"))
     if any(call.retain_graph for call in calls):
-        return not_yet("it runs, but a backward keeps its graph (retain_graph=True): "
-                       "find what reaches back into an earlier step and cut that instead")
+        return not_yet(say("it runs, but a backward keeps its graph (retain_graph=True): "
+                           "find what reaches back into an earlier step and cut that instead",
+                           "실행은 되지만, 그래프를 유지하는 역전파가 있습니다(retain_graph=True): "
+                           "그 대신 앞선 스텝까지 거슬러 닿는 것을 찾아 그 연결을 끊으세요"))
     if len(calls) != STEPS:
-        return not_yet(f"{len(calls)} backward calls for {STEPS} steps: one backward "
-                       "and one optimizer step per step")
+        return not_yet(say(f"{len(calls)} backward calls for {STEPS} steps: one backward "
+                           "and one optimizer step per step",
+                           f"{STEPS}스텝에 역전파 호출이 {len(calls)}번입니다: 스텝마다 "
+                           "역전파 한 번, 옵티마이저 스텝 한 번이어야 합니다"))
     sizes = [call.retained_bytes for call in calls]
     if None in sizes or len(set(sizes[1:])) != 1:
-        return not_yet("the graph each backward runs over grows from step to step: "
-                       "does something carry one step's graph into the next?")
+        return not_yet(say("the graph each backward runs over grows from step to step: "
+                           "does something carry one step's graph into the next?",
+                           "역전파가 지나가는 그래프가 스텝마다 커집니다: 무언가가 한 스텝의 "
+                           "그래프를 다음 스텝으로 넘기고 있지 않나요?"))
     losses = _as_losses(returned)
     if not _same(trained, expected):
         for wrong_fix, hint in wrong_fixes.items():
@@ -136,14 +163,22 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
         if right_start_hint and losses and math.isclose(losses[0], expected_losses[0],
                                                         rel_tol=1e-4, abs_tol=1e-6):
             return not_yet(right_start_hint)
-        return not_yet("it runs, but the trained weights differ from the intended fix's: "
-                       "keep the loss the same computation, with one backward and one "
-                       "optimizer step per step")
+        return not_yet(say("it runs, but the trained weights differ from the intended fix's: "
+                           "keep the loss the same computation, with one backward and one "
+                           "optimizer step per step",
+                           "실행은 되지만, 학습된 가중치가 의도한 해결책의 가중치와 다릅니다: "
+                           "손실은 같은 계산으로 두고, 스텝마다 역전파 한 번과 옵티마이저 "
+                           "스텝 한 번을 하세요"))
     if losses is None or not _same([torch.tensor(losses)], [torch.tensor(expected_losses)]):
-        return not_yet(f"the weights are right, but return the list of the {STEPS} "
-                       "losses, loss.item() of each step, as the given function does")
-    return correct(f"{STEPS} steps, one backward each and none reaching into an earlier "
-                   f"step; the loss went from {losses[0]:.3f} to {losses[-1]:.3f}.")
+        return not_yet(say(f"the weights are right, but return the list of the {STEPS} "
+                           "losses, loss.item() of each step, as the given function does",
+                           "가중치는 맞습니다. 다만 주어진 함수처럼 각 스텝의 loss.item(), "
+                           f"곧 손실 {STEPS}개의 리스트를 반환하세요"))
+    return correct(say(f"{STEPS} steps, one backward each and none reaching into an earlier "
+                       f"step; the loss went from {losses[0]:.3f} to {losses[-1]:.3f}.",
+                       f"{STEPS}스텝 동안 스텝마다 역전파를 한 번씩 했고, 앞선 스텝에 닿은 "
+                       "역전파는 없습니다. "
+                       f"손실은 {losses[0]:.3f}에서 {losses[-1]:.3f}까지 바뀌었습니다."))
 
 
 # Exercise 1: an anchor for the features, cached on first use.
@@ -180,11 +215,14 @@ def exercise_1(answer, make_net=None, x=None, y=None) -> Verdict:
     encoder gave before training, and no step's backward reaches an earlier step."""
     return _check(answer, make_net, x, y, name="train_with_anchor",
                   reference=_anchor_kept_from_before_training,
-                  wrong_fixes={_anchor_made_every_step: (
+                  wrong_fixes={_anchor_made_every_step: say(
                       "it runs, but the penalty never pulls the features back (is the anchor "
                       "made again in every step, equal to the features it is compared "
                       "with?). The anchor is the features from before training, made once, "
-                      "and the penalty stays in the loss")})
+                      "and the penalty stays in the loss",
+                      "실행은 되지만, 페널티가 특징을 전혀 끌어당기지 못합니다(기준점을 매 "
+                      "스텝 다시 만들어서, 비교하는 특징과 같아진 것은 아닌가요?). 기준점은 "
+                      "학습 전의 특징으로 한 번만 만들고, 페널티는 손실에 그대로 둡니다")})
 
 
 # Exercise 2: rows scaled to unit length, in place, inside a helper.
@@ -218,12 +256,17 @@ def _rows_not_scaled(encoder, head, opt, x, y, steps):
 def exercise_2(answer, make_net=None, x=None, y=None) -> Verdict:
     """train_on_directions, fixed: the head sees rows of length 1, and autograd sees the
     whole division, with nothing that it saved changed in place."""
-    hidden = ("the first loss is right, but training then differs: part of the "
-              "normalisation is hidden from autograd (a .detach(), .data or "
-              "torch.no_grad()), and backward must see both the division and the norm")
+    hidden = say("the first loss is right, but training then differs: part of the "
+                 "normalisation is hidden from autograd (a .detach(), .data or "
+                 "torch.no_grad()), and backward must see both the division and the norm",
+                 "첫 손실은 맞지만, 그 뒤의 학습이 다릅니다: 정규화의 일부가 autograd에 "
+                 "가려져 있습니다(.detach(), .data 또는 torch.no_grad()). 역전파는 "
+                 "나눗셈과 노름을 모두 보아야 합니다")
     return _check(answer, make_net, x, y, name="train_on_directions",
                   reference=_unit_rows_out_of_place,
-                  wrong_fixes={_rows_not_scaled: (
+                  wrong_fixes={_rows_not_scaled: say(
                       "it runs, but the rows are no longer scaled to length 1: keep the "
-                      "division, without changing in place a tensor that autograd saved")},
+                      "division, without changing in place a tensor that autograd saved",
+                      "실행은 되지만, 행의 길이가 더 이상 1로 맞춰지지 않습니다: 나눗셈은 "
+                      "그대로 두되, autograd가 저장한 텐서를 제자리에서 바꾸지 마세요")},
                   right_start_hint=hidden)
