@@ -10,9 +10,13 @@ from checks import (autograd_left_alone, every_checker_tests, global_rng_left_al
                     is_correct, is_not_yet)
 from conftest import ROOT
 from lesson_checks import lesson02
+from lesson_checks.language import set_language
 from solutions import solution
 
 NOTEBOOK = ROOT / "notebooks" / "02_retain_graph.ipynb"
+# The Korean edition shows the same exercises, in Korean (notebooks/ko).
+NOTEBOOKS = {"en": NOTEBOOK, "ko": ROOT / "notebooks" / "ko" / NOTEBOOK.name}
+EXERCISE_HEADING = {"en": "### Exercise {}", "ko": "### 연습 문제 {}"}
 
 CHECKS = [lesson02.exercise_1, lesson02.exercise_2, lesson02.exercise_3]
 ODD_INPUTS = ["ACE", 42, 2.5, {"Z"}, [1, 2], [["A"]], {"A": 1}, torch.tensor([1.0, 2.0]),
@@ -24,10 +28,18 @@ test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = 
     every_checker_tests(CHECKS, ODD_INPUTS, SAMPLE_ANSWERS)
 
 
-def exercise_markdown(number):
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
+def exercise_markdown(number, language="en"):
+    notebook = nbformat.read(NOTEBOOKS[language], as_version=4)
+    heading = EXERCISE_HEADING[language].format(number)
     return next(c.source for c in notebook.cells if c.cell_type == "markdown"
-                and f"### Exercise {number}" in c.source)
+                and heading in c.source)
+
+
+@pytest.fixture
+def speaking():
+    """set_language for one test; English again afterwards, whatever happened."""
+    yield set_language
+    set_language("en")
 
 
 # Exercise 1: which expressions survive a second backward without retain_graph.
@@ -40,8 +52,10 @@ def test_exercise_1_survivors_come_from_running_pytorch():
             if lesson02._survives_second_backward(label)} == SURVIVORS
 
 
-def test_exercise_1_notebook_lists_what_the_checker_runs():
-    listed = dict(re.findall(r"^- ([A-Z]): `(.+)`$", exercise_markdown(1), re.MULTILINE))
+@pytest.mark.parametrize("language", NOTEBOOKS)
+def test_exercise_1_notebook_lists_what_the_checker_runs(language):
+    listed = dict(re.findall(r"^- ([A-Z]): `(.+)`$", exercise_markdown(1, language),
+                             re.MULTILINE))
     assert listed == lesson02.EXPRESSIONS
 
 
@@ -103,11 +117,13 @@ def test_exercise_2_checker_follows_pytorch_not_a_key(monkeypatch):
     assert is_not_yet(lesson02.exercise_2(ALIVE))
 
 
-def test_exercise_2_notebook_shows_what_the_checker_runs():
-    text = exercise_markdown(2)
+@pytest.mark.parametrize("language", NOTEBOOKS)
+def test_exercise_2_notebook_shows_what_the_checker_runs(language, speaking):
+    text = exercise_markdown(2, language)
     assert lesson02.SETUP_2 in text and lesson02.CALLS_2 in text
+    speaking(language)  # each description in the notebook's language
     for label, (words, _) in lesson02.SAVED_2.items():
-        assert f"- {label}: {words}" in text
+        assert f"- {label}: {words()}" in text
 
 
 @pytest.mark.parametrize("answer", [ALIVE, ["d", "b"], ("B", "D")])
@@ -129,6 +145,16 @@ def test_exercise_2_each_wrong_label_gets_its_own_hint(answer, label, words):
     assert is_not_yet(verdict, *words, TENSOR_WORDS[label])
     others = [w for other, w in TENSOR_WORDS.items() if other != label]
     assert not any(w in verdict.message for w in others)  # gives nothing else away
+
+
+@pytest.mark.parametrize("answer, label", [(ALIVE | {"A"}, "A"), (ALIVE | {"C"}, "C"),
+                                           ({"D"}, "B"), ({"B"}, "D")])
+def test_exercise_2_korean_hints_name_the_same_tensor(answer, label, speaking):
+    speaking("ko")
+    verdict = lesson02.exercise_2(answer)
+    assert is_not_yet(verdict, TENSOR_WORDS[label]) and "텐서" in verdict.message
+    others = [w for other, w in TENSOR_WORDS.items() if other != label]
+    assert not any(w in verdict.message for w in others)
 
 
 @pytest.mark.parametrize("answer", [set(), {"A", "B", "C", "D"}, {"A", "C"}])

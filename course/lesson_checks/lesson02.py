@@ -20,6 +20,7 @@ from autograd_lens import saved_tensors
 
 from .answers import kind, raised, read_labels
 from .errors import FREED_BUFFER, NO_ERROR, error_raised_by, which_error
+from .language import say
 from .seeding import fresh_leaf
 from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
@@ -70,29 +71,40 @@ def _why_it_fails(label) -> str:
     """What the expression's graph saved, read from a fresh graph."""
     a, out = _build(label)
     rows = saved_tensors(out)
-    which = f"{label}, `{EXPRESSIONS[label]}`, does not survive"
+    which = say(f"{label}, `{EXPRESSIONS[label]}`, does not survive",
+                f"{label}, `{EXPRESSIONS[label]}` 식은 두 번째 역전파에서 살아남지 못합니다")
     if not rows:
-        return f"{which}: run it twice and read the error."
+        return say(f"{which}: run it twice and read the error.",
+                   f"{which}: 두 번 실행해 보고 오류 메시지를 읽어 보세요.")
     row = rows[0]
     if row.tensor is a:
-        return (f"{which}: {row.node} saves `{row.attribute}`, which is `a` itself. After the "
-                "first backward `a` is still alive (you hold it), but the node has dropped "
-                "its reference to it, and the second backward needs it.")
-    return (f"{which}: {row.node} saves `{row.attribute}` as a tensor, and the first "
-            "backward frees it.")
+        return say(f"{which}: {row.node} saves `{row.attribute}`, which is `a` itself. After the "
+                   "first backward `a` is still alive (you hold it), but the node has dropped "
+                   "its reference to it, and the second backward needs it.",
+                   f"{which}: {row.node} 노드가 저장하는 텐서(`{row.attribute}`)는 `a` 자신입니다. "
+                   "첫 번째 역전파 뒤에도 `a`는 살아 있지만(여러분이 참조하고 있으니까요), 노드는 "
+                   "그 텐서에 대한 참조를 버렸고, 두 번째 역전파에는 그 텐서가 필요합니다.")
+    return say(f"{which}: {row.node} saves `{row.attribute}` as a tensor, and the first "
+               "backward frees it.",
+               f"{which}: {row.node} 노드는 `{row.attribute}` 값을 텐서로 저장하고, 첫 번째 "
+               "역전파가 그 텐서를 해제합니다.")
 
 
 def _why_it_survives(label) -> str:
     _, out = _build(label)
     names = [node.name() for node in _nodes(out) if not hasattr(node, "variable")]
-    return (f"{label}, `{EXPRESSIONS[label]}`, survives too: none of its nodes "
-            f"({', '.join(names)}) saves a tensor, so the first backward has nothing to free.")
+    return say(f"{label}, `{EXPRESSIONS[label]}`, survives too: none of its nodes "
+               f"({', '.join(names)}) saves a tensor, so the first backward has nothing to free.",
+               f"{label}, `{EXPRESSIONS[label]}` 식도 살아남습니다: 이 식의 노드"
+               f"({', '.join(names)}) 중 텐서를 저장하는 노드가 없으므로, 첫 번째 역전파가 "
+               "해제할 것이 없습니다.")
 
 
 def exercise_1(answer) -> Verdict:
     """Which expressions survive a second backward() without retain_graph=True?"""
     if answer is None:
-        return unanswered("set `answer` to the set of labels that survive, e.g. {'A', 'B'}")
+        return unanswered(say("set `answer` to the set of labels that survive, e.g. {'A', 'B'}",
+                              "`answer`에 살아남는 식의 레이블 집합을 넣으세요. 예: {'A', 'B'}"))
     chosen, hint = read_labels(answer, EXPRESSIONS)
     if hint:
         return not_yet(hint)
@@ -102,8 +114,11 @@ def exercise_1(answer) -> Verdict:
         return not_yet(_why_it_fails(wrongly_in[0]))
     if missing:
         return not_yet(_why_it_survives(missing[0]))
-    return correct(f"{', '.join(sorted(survivors))} save no tensors, so a second backward "
-                   "works; each of the others saves one, which the first backward frees.")
+    return correct(say(f"{', '.join(sorted(survivors))} save no tensors, so a second backward "
+                       "works; each of the others saves one, which the first backward frees.",
+                       f"{', '.join(sorted(survivors))}: 저장하는 텐서가 없으므로 두 번째 역전파도 "
+                       "오류 없이 실행됩니다. 나머지는 텐서를 하나씩 저장하고, 첫 번째 역전파가 "
+                       "그 텐서를 해제합니다."))
 
 
 # Exercise 2 ---------------------------------------------------------------
@@ -132,28 +147,47 @@ def _node_under(total):
 
 
 # Where each labelled saved tensor lives: the node (found from the names above) whose
-# `_saved_self` it is. The notebook describes each one in these words.
+# `_saved_self` it is. The notebook describes each one in these words (each a function,
+# so that it speaks the language chosen when it is called).
 SAVED_2 = {
-    "A": ("the `h * 3` saved by p's SinBackward0", lambda ns: _node_under(ns["p"])),
-    "B": ("the `h` saved by q's CosBackward0", lambda ns: _node_under(ns["q"])),
-    "C": ("the `h * 5` saved by m's SinBackward0", lambda ns: ns["m"].grad_fn),
-    "D": ("the `h / 4` saved by t's CosBackward0", lambda ns: _node_under(ns["t"])),
+    "A": (lambda: say("the `h * 3` saved by p's SinBackward0",
+                      "p의 SinBackward0 노드가 저장한 `h * 3`"),
+          lambda ns: _node_under(ns["p"])),
+    "B": (lambda: say("the `h` saved by q's CosBackward0",
+                      "q의 CosBackward0 노드가 저장한 `h`"),
+          lambda ns: _node_under(ns["q"])),
+    "C": (lambda: say("the `h * 5` saved by m's SinBackward0",
+                      "m의 SinBackward0 노드가 저장한 `h * 5`"),
+          lambda ns: ns["m"].grad_fn),
+    "D": (lambda: say("the `h / 4` saved by t's CosBackward0",
+                      "t의 CosBackward0 노드가 저장한 `h / 4`"),
+          lambda ns: _node_under(ns["t"])),
 }
 
 # Why a label is alive or gone, for the hint to a reader who got that label wrong.
 # Each speaks of its own label only; tests check that the state it explains is the one
-# PyTorch produces.
+# PyTorch produces. Functions, like the descriptions above, for the language.
 GONE_BECAUSE = {
-    "A": "p.backward() ran through p's SinBackward0 without retain_graph, so the node "
-         "dropped `h * 3`, and nothing else held that tensor.",
-    "C": "r.backward(retain_graph=True) kept it, but s is computed from m too: s.backward() "
-         "runs through m's SinBackward0 without retain_graph, and nothing else held `h * 5`.",
+    "A": lambda: say("p.backward() ran through p's SinBackward0 without retain_graph, so the "
+                     "node dropped `h * 3`, and nothing else held that tensor.",
+                     "p.backward() 호출이 retain_graph 없이 p의 SinBackward0 노드를 지나갔으므로 "
+                     "노드는 `h * 3`을 버렸고, 그 텐서를 참조하는 다른 것은 없었습니다."),
+    "C": lambda: say("r.backward(retain_graph=True) kept it, but s is computed from m too: "
+                     "s.backward() runs through m's SinBackward0 without retain_graph, and "
+                     "nothing else held `h * 5`.",
+                     "r.backward(retain_graph=True) 호출은 그 텐서를 유지했지만, s도 m에서 "
+                     "계산됩니다: s.backward() 호출이 retain_graph 없이 m의 SinBackward0 노드를 "
+                     "지나갔고, `h * 5`를 참조하는 다른 것은 없었습니다."),
 }
 ALIVE_BECAUSE = {
-    "B": "q.backward() made CosBackward0 drop its reference, but that tensor is `h`, "
-         "a name you still hold.",
-    "D": "no backward ran through t's CosBackward0 (nobody called t.backward()), so it "
-         "still holds `h / 4`.",
+    "B": lambda: say("q.backward() made CosBackward0 drop its reference, but that tensor is "
+                     "`h`, a name you still hold.",
+                     "q.backward() 호출로 CosBackward0 노드는 참조를 버렸지만, 그 텐서는 "
+                     "여러분이 아직 가지고 있는 이름 `h`입니다."),
+    "D": lambda: say("no backward ran through t's CosBackward0 (nobody called t.backward()), "
+                     "so it still holds `h / 4`.",
+                     "t의 CosBackward0 노드를 지나간 역전파가 없으므로(아무도 t.backward()를 "
+                     "호출하지 않았습니다) 노드는 아직 `h / 4`를 참조하고 있습니다."),
 }
 
 
@@ -170,8 +204,10 @@ def _alive_after_calls() -> set:
 def exercise_2(answer) -> Verdict:
     """Which of the saved tensors A-D are still alive after the four calls?"""
     if answer is None:
-        return unanswered("set `answer` to the set of labels still alive, e.g. {'A', 'B'} "
-                          "(or set() for none)")
+        return unanswered(say("set `answer` to the set of labels still alive, e.g. {'A', 'B'} "
+                              "(or set() for none)",
+                              "`answer`에 아직 살아 있는 텐서의 레이블 집합을 넣으세요. "
+                              "예: {'A', 'B'} (하나도 없으면 set())"))
     chosen, hint = read_labels(answer, SAVED_2)
     if hint:
         return not_yet(hint)
@@ -179,14 +215,21 @@ def exercise_2(answer) -> Verdict:
     wrongly_in, missing = sorted(chosen - alive), sorted(alive - chosen)
     if wrongly_in:
         label = wrongly_in[0]
-        return not_yet(f"{label} is gone: {GONE_BECAUSE.get(label, 'its node dropped it.')}")
+        why = GONE_BECAUSE.get(label, lambda: say("its node dropped it.",
+                                                  "노드가 그 텐서를 버렸습니다."))()
+        return not_yet(say(f"{label} is gone: {why}", f"{label} 텐서는 사라졌습니다: {why}"))
     if missing:
         label = missing[0]
-        return not_yet(f"{label} is still alive: "
-                       f"{ALIVE_BECAUSE.get(label, 'something still holds it.')}")
-    return correct(f"alive: {', '.join(sorted(alive))}. A node's backward drops its saved "
-                   "tensors; a tensor goes only when nothing else (your names, a node not yet "
-                   "run, a retained graph) still holds it.")
+        why = ALIVE_BECAUSE.get(label, lambda: say("something still holds it.",
+                                                   "무언가가 아직 그 텐서를 참조하고 있습니다."))()
+        return not_yet(say(f"{label} is still alive: {why}",
+                           f"{label} 텐서는 아직 살아 있습니다: {why}"))
+    return correct(say(f"alive: {', '.join(sorted(alive))}. A node's backward drops its saved "
+                       "tensors; a tensor goes only when nothing else (your names, a node not yet "
+                       "run, a retained graph) still holds it.",
+                       f"살아 있는 것: {', '.join(sorted(alive))}. 역전파가 노드를 지나가면 노드는 "
+                       "저장된 텐서를 버립니다. 텐서는 다른 어떤 것(여러분의 이름, 아직 실행되지 "
+                       "않은 노드, 유지된 그래프)도 참조하지 않게 될 때에만 사라집니다."))
 
 
 # Exercise 3 ---------------------------------------------------------------
@@ -226,16 +269,25 @@ def _what_is_wrong_with_the_roots(roots, a):
             if node.name().startswith(reduction + "Backward") and node.next_functions:
                 inputs.append(node.next_functions[0][0])
     if not below["Mean"] and not below["Sum"]:
-        return ("the backward must start from c.mean() and c.sum() themselves, not from a "
-                "loss or a gradient worked out by hand.")
+        return say("the backward must start from c.mean() and c.sum() themselves, not from a "
+                   "loss or a gradient worked out by hand.",
+                   "역전파는 손으로 구한 손실이나 변화도가 아니라 c.mean()과 c.sum() 자체에서 "
+                   "시작해야 합니다.")
     if not below["Mean"] or not below["Sum"]:
-        has, lacks = ("sum", "mean") if below["Sum"] else ("mean", "sum")
-        return (f"the backward starts from a {has} but from no c.{lacks}(): the one call must "
-                "start from both, not from one with a weight worked out by hand.")
+        if below["Sum"]:
+            has, lacks = say("a sum", "합"), "mean"
+        else:
+            has, lacks = say("a mean", "평균"), "sum"
+        return say(f"the backward starts from {has} but from no c.{lacks}(): the one call must "
+                   "start from both, not from one with a weight worked out by hand.",
+                   f"역전파가 {has}에서는 시작하지만 c.{lacks}()에서는 시작하지 않습니다: 그 한 번의 "
+                   "호출은 손으로 구한 가중치를 곱한 한쪽이 아니라 둘 모두에서 시작해야 합니다.")
     shared = [n for n in below["Mean"] if n is not None and any(n is m for m in below["Sum"])]
     if not any(getattr(leaf, "variable", None) is a for leaf in _nodes_from(*shared)):
-        return ("the mean and the sum are taken of two different c's: build c once, so that "
-                "one graph holds both outputs.")
+        return say("the mean and the sum are taken of two different c's: build c once, so that "
+                   "one graph holds both outputs.",
+                   "평균과 합을 서로 다른 두 c에서 구했습니다: c를 한 번만 만들어서, 그래프 하나에 "
+                   "두 출력이 모두 들어 있게 하세요.")
     return None
 
 
@@ -243,48 +295,72 @@ def exercise_3(answer) -> Verdict:
     """one_pass(a): a.grad = the gradients of c.mean() and c.sum() added, c built once
     from a, ONE backward call, no retain_graph, nothing written into a.grad by hand."""
     if answer is None:
-        return unanswered("set `answer` to your function, e.g. `answer = one_pass`")
+        return unanswered(say("set `answer` to your function, e.g. `answer = one_pass`",
+                              "`answer`에 작성한 함수를 넣으세요. 예: `answer = one_pass`"))
     if not callable(answer):
-        return not_yet(f"expected a function taking `a`, like `def one_pass(a): ...`; "
-                       f"got {kind(answer)}")
+        return not_yet(say(f"expected a function taking `a`, like `def one_pass(a): ...`; "
+                           f"got {kind(answer)}",
+                           f"`def one_pass(a): ...`처럼 `a`를 받는 함수가 와야 하는데 "
+                           f"{kind(answer)}가 왔습니다"))
     a = fresh_leaf(seed=3)
     with watch_backward_calls() as calls, _backward_records(a) as records:
         try:
             answer(a)
         except Exception as error:  # the reader's code: report it, don't crash the cell
             if which_error(error) == FREED_BUFFER:
-                return not_yet("its second backward still runs through the nodes whose saved "
-                               "tensors the first one freed: one backward must do both.")
+                return not_yet(say("its second backward still runs through the nodes whose "
+                                   "saved tensors the first one freed: one backward must do both.",
+                                   "첫 번째 역전파가 저장된 텐서를 해제한 노드들을 두 번째 역전파가 "
+                                   "여전히 지나갑니다: 역전파 한 번으로 둘 다 구해야 합니다."))
             return not_yet(raised(error))
     if any(call.retain_graph for call in calls):
-        return not_yet("it uses retain_graph=True (or create_graph=True): do it without "
-                       "keeping the graph.")
+        return not_yet(say("it uses retain_graph=True (or create_graph=True): do it without "
+                           "keeping the graph.",
+                           "retain_graph=True(또는 create_graph=True)를 쓰고 있습니다: 그래프를 "
+                           "유지하지 말고 해 보세요."))
     if not calls:
-        return not_yet("no backward call was seen"
-                       + ("; a.grad was written by hand: let backward() compute it."
-                          if a.grad is not None else ": call backward on what you built."))
+        return not_yet(say("no backward call was seen", "backward() 호출이 보이지 않습니다")
+                       + (say("; a.grad was written by hand: let backward() compute it.",
+                              ". a.grad를 손으로 써 넣었습니다: backward()가 계산하게 하세요.")
+                          if a.grad is not None else
+                          say(": call backward on what you built.",
+                              ": 만든 것에서 backward()를 호출하세요.")))
     if len(calls) > 1:
-        return not_yet(f"it runs {len(calls)} backward passes: the exercise asks for one "
-                       "call that gives both gradients, so that the shared nodes run once.")
+        return not_yet(say(f"it runs {len(calls)} backward passes: the exercise asks for one "
+                           "call that gives both gradients, so that the shared nodes run once.",
+                           f"역전파 단계를 {len(calls)}번 실행합니다: 이 문제는 두 변화도를 모두 "
+                           "내는 호출 한 번을 요구합니다. 그래야 공유된 노드가 한 번만 실행됩니다."))
     if not records:
-        return not_yet("it calls torch.autograd.grad, which leaves a.grad alone; let "
-                       "backward() write a.grad.")
+        return not_yet(say("it calls torch.autograd.grad, which leaves a.grad alone; let "
+                           "backward() write a.grad.",
+                           "torch.autograd.grad를 호출합니다. 이 함수는 a.grad를 건드리지 "
+                           "않습니다: backward()가 a.grad에 쓰게 하세요."))
     record = records[0]
     if record["before"] is not None:
-        return not_yet("a.grad already held something when backward ran: start from "
-                       "a.grad = None and let the one backward write all of it.")
+        return not_yet(say("a.grad already held something when backward ran: start from "
+                           "a.grad = None and let the one backward write all of it.",
+                           "backward()가 실행될 때 a.grad에 이미 값이 들어 있었습니다: "
+                           "a.grad = None에서 시작해서, 한 번의 역전파가 전부 쓰게 하세요."))
     if record["after"] is None:
-        return not_yet("the backward call did not reach `a`: build c from the `a` your "
-                       "function receives.")
+        return not_yet(say("the backward call did not reach `a`: build c from the `a` your "
+                           "function receives.",
+                           "backward() 호출이 `a`까지 닿지 않았습니다: 함수가 받은 `a`로 c를 "
+                           "만드세요."))
     if a.grad is None or not torch.equal(a.grad, record["after"]):
-        return not_yet("a.grad was changed after the backward call: let backward() write "
-                       "all of it, nothing by hand.")
+        return not_yet(say("a.grad was changed after the backward call: let backward() write "
+                           "all of it, nothing by hand.",
+                           "backward() 호출 뒤에 a.grad가 바뀌었습니다: 손으로 고치지 말고 "
+                           "backward()가 전부 쓰게 하세요."))
     wrong_roots = _what_is_wrong_with_the_roots(record["roots"], a)
     if wrong_roots:
         return not_yet(wrong_roots)
     expected = 5 * a.detach()
     if a.grad.shape != a.shape or not torch.allclose(a.grad, expected):
-        return not_yet("a.grad is not the gradient of c.mean() plus that of c.sum(): "
-                       "build c as (a ** 2) * 2.")
-    return correct("a.grad = a + 4a = 5a from one backward through one graph: the shared "
-                   "nodes ran once, and nothing was retained.")
+        return not_yet(say("a.grad is not the gradient of c.mean() plus that of c.sum(): "
+                           "build c as (a ** 2) * 2.",
+                           "a.grad가 c.mean()의 변화도와 c.sum()의 변화도를 더한 값이 아닙니다: "
+                           "c를 (a ** 2) * 2로 만드세요."))
+    return correct(say("a.grad = a + 4a = 5a from one backward through one graph: the shared "
+                       "nodes ran once, and nothing was retained.",
+                       "그래프 하나를 지나는 역전파 한 번으로 a.grad = a + 4a = 5a가 됩니다: 공유된 "
+                       "노드는 한 번만 실행되었고, 유지된 것은 없습니다."))
