@@ -215,6 +215,14 @@ def accumulate_backwards_of_nothing_then_gradient_by_hand(model, X, y, n_micro):
     model.bias.grad = error.sum(0).detach()
 
 
+def accumulate_then_zero_the_gradient(model, X, y, n_micro):
+    # the right calls, then .grad emptied: zeros are 0 times what backward computed,
+    # not what it computed
+    accumulate_right(model, X, y, n_micro)
+    for p in model.parameters():
+        p.grad.zero_()
+
+
 def accumulate_fixed_four(model, X, y, n_micro):
     accumulate_right(model, X, y, 4)
 
@@ -249,6 +257,7 @@ def test_exercise_3_correct(answer):
     (accumulate_gradient_by_hand, "counted 0 backward call(s)"),
     (accumulate_fake_backwards, "0 reaching the weight"),
     (accumulate_backwards_of_nothing_then_gradient_by_hand, "not what your backward() calls"),
+    (accumulate_then_zero_the_gradient, "not what your backward() calls"),
     (accumulate_fixed_four, "with n_micro=3"),
     (accumulate_forgets_backward, "counted 0 backward call(s)"),
     (accumulate_crashes, "raised ValueError: not written yet"),
