@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
 from conftest import ROOT
-from lesson_checks import lesson06
+from lesson_checks import lesson06, set_language
 from lesson_checks.errors import FREED_BUFFER, NO_ERROR, VERSION_COUNTER
 from solutions import solution
 
@@ -253,16 +253,23 @@ def test_exercise_2_counts_only_the_right_ones():
     assert is_not_yet(lesson06.exercise_2(everything_freed), "2 of 4 right", "Sequence 1:")
 
 
-def exercise_2_code_blocks():
-    notebook = nbformat.read(ROOT / "notebooks" / "06_where_second_backwards_come_from.ipynb",
-                             as_version=4)
+LESSON = "06_where_second_backwards_come_from.ipynb"
+# The English lesson and the Korean one (notebooks/ko/): each shows the sequences' code.
+EDITIONS = {"en": (ROOT / "notebooks" / LESSON, "### Exercise 2"),
+            "ko": (ROOT / "notebooks" / "ko" / LESSON, "### 연습 문제 2")}
+
+
+def exercise_2_code_blocks(edition="en"):
+    path, heading = EDITIONS[edition]
+    notebook = nbformat.read(path, as_version=4)
     text = next(c.source for c in notebook.cells if c.cell_type == "markdown"
-                and "### Exercise 2" in c.source)
+                and heading in c.source)
     return re.findall(r"```python\n# (\d)\n(.*?)```", text, re.DOTALL)
 
 
-def test_exercise_2_text_shows_the_code_the_checker_runs():
-    blocks = exercise_2_code_blocks()
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_exercise_2_text_shows_the_code_the_checker_runs(edition):
+    blocks = exercise_2_code_blocks(edition)
     assert [int(n) for n, _ in blocks] == list(lesson06.SEQUENCES)
     for number, shown in blocks:
         sequence, _ = lesson06.SEQUENCES[int(number)]
@@ -283,3 +290,57 @@ def test_checkers_leave_the_global_rng_alone():
     with global_rng_left_alone():
         lesson06.exercise_1(detach_tuple)
         lesson06.exercise_2(RIGHT_2)
+
+
+# In Korean (set_language("ko"), as notebooks/ko's set-up cell does): the same verdicts,
+# each in Korean, with the answer's labels and the numbers kept.
+
+@pytest.fixture
+def korean():
+    set_language("ko")
+    yield
+    set_language("en")
+
+
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+@pytest.mark.parametrize("answer", [
+    the_broken_function, detach_h_only, detach_the_tuple, detach_none, retain,
+    retain_without_steps, never_zeroes, one_backward_at_the_end,
+    state_from_zeros_each_chunk, lesson06._truncated_bptt, no_backward, raises_value_error,
+    None, 3])
+def test_exercise_1_speaks_korean(korean, answer):
+    verdict = lesson06.exercise_1(answer)
+    assert not is_correct(verdict) and HANGUL.search(verdict.message), verdict
+    assert "detach" not in verdict.message
+
+
+def test_exercise_1_korean_keeps_the_counts(korean):
+    assert is_not_yet(lesson06.exercise_1(one_backward_at_the_end), "4개", "1번")
+    assert is_correct(lesson06.exercise_1(detach_tuple))
+    assert HANGUL.search(lesson06.exercise_1(detach_tuple).message)
+
+
+@pytest.mark.parametrize("number, given", [
+    (1, FREED_BUFFER), (1, NO_ERROR), (2, NO_ERROR), (2, VERSION_COUNTER),
+    (3, FREED_BUFFER), (3, VERSION_COUNTER), (4, NO_ERROR), (4, VERSION_COUNTER)])
+def test_exercise_2_korean_hints(korean, number, given):
+    verdict = lesson06.exercise_2({**RIGHT_2, number: given})
+    assert is_not_yet(verdict, "4개 중 3개 정답", f"{number}번 코드:"), verdict
+    hint = verdict.message.split(f"{number}번 코드:")[1]
+    assert HANGUL.search(hint) and RIGHT_2[number] not in hint
+
+
+@pytest.mark.parametrize("answer", [
+    None, [1, 2], {1: "freed buffer", 2: "none", 3: "none"}, {**RIGHT_2, 5: "none"},
+    {**RIGHT_2, 3: "no error"}])
+def test_exercise_2_malformed_answers_in_korean(korean, answer):
+    verdict = lesson06.exercise_2(answer)
+    assert not is_correct(verdict) and HANGUL.search(verdict.message), verdict
+
+
+def test_exercise_2_right_in_korean(korean):
+    verdict = lesson06.exercise_2(RIGHT_2)
+    assert is_correct(verdict) and HANGUL.search(verdict.message)
+    assert all(f"{n}: {RIGHT_2[n]}" in verdict.message for n in RIGHT_2)
