@@ -189,6 +189,7 @@ def test_first_use_of_a_term_shows_the_english(pair):
     _, korean, path = pair
     # prose only: a heading names a term, the text introduces it
     text = "\n".join(line for line in markdown(korean).splitlines() if not line.startswith("#"))
+    text = re.sub(r"\s+", " ", text)  # a term may wrap onto the next line
     missing = []
     for english, term in first_use_terms():
         at = text.find(term)
@@ -196,7 +197,7 @@ def test_first_use_of_a_term_shows_the_english(pair):
             continue
         after = text[at + len(term):at + len(term) + 60]
         # 변화도(gradient), or the longer term it starts: 변화도 누적(gradient accumulation)
-        shown = re.match(r"[^()\n]{0,12}\(([^)]*)\)", after)
+        shown = re.match(r"[^()]{0,12}\(([^)]*)\)", after)
         if not shown or english.split()[-1].lower() not in shown.group(1).lower():
             missing.append(f"{term}({english})")
     assert not missing, f"{path.name}: first use without the English: {missing}"

@@ -142,7 +142,7 @@ def _look_again_at(label) -> str:
                  "그 값은 마이크로 배치에 함께 든 다른 샘플에 따라 달라질까요?"),
         "B": say("look again at B: LayerNorm normalises each sample over its own features; "
                  "does a sample's output depend on which micro-batch it is in?",
-                 "B를 다시 보세요: LayerNorm은 각 샘플을 그 샘플 자신의 특성들에 대해 "
+                 "B를 다시 보세요: LayerNorm은 각 샘플을 그 샘플 자신의 특징들에 대해 "
                  "정규화합니다. 한 샘플의 출력이 그 샘플이 어느 마이크로 배치에 드는지에 따라 "
                  "달라질까요?"),
         # put in, but it breaks the equality
