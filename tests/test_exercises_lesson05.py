@@ -94,7 +94,7 @@ def test_exercise_2_right(answer):
 ])
 def test_exercise_2_hint_names_a_wrong_label_and_asks(answer, label):
     verdict = lesson05.exercise_2(answer)
-    assert is_not_yet(verdict, f"look again at {label}:", lesson05.LOOK_AGAIN[label])
+    assert is_not_yet(verdict, f"look again at {label}:", lesson05.look_again(label))
 
 
 def test_exercise_2_hint_does_not_say_which_way():
