@@ -2,6 +2,7 @@
 hint) for wrong or odd ones, and never an exception. They run on the lesson's own
 TwoHeadNet, taken from the notebook, as the check cells pass it in."""
 import inspect
+import re
 import textwrap
 from functools import partial
 
@@ -14,11 +15,15 @@ from checks import (autograd_left_alone, every_checker_tests, global_rng_left_al
                     is_correct, is_not_yet, is_unanswered)
 from lesson_checks import lesson04
 from lesson_checks.errors import FREED_BUFFER
+from lesson_checks.language import set_language
 from lesson_checks.lesson04 import exercise_1, exercise_2
 from solutions import solution
 from test_multitask_gradients import LESSON, lesson_definition
 
 TwoHeadNet = lesson_definition("TwoHeadNet")
+# The Korean edition shows the same exercises, in Korean (notebooks/ko).
+NOTEBOOKS = {"en": LESSON, "ko": LESSON.parent / "ko" / LESSON.name}
+EXERCISE_MARK = {"en": "**Exercise {}.", "ko": "**연습 문제 {}."}
 
 CHECKS = [partial(exercise_1, model_class=TwoHeadNet), partial(exercise_2, model_class=TwoHeadNet)]
 ODD_INPUTS = [3, 0.5, "C", torch.tensor([1.0, 2.0]), object(), [None], {"A": 1}, print]
@@ -87,6 +92,31 @@ class NotTheLessonsModel(nn.Module):
 def test_exercise_1_and_2_without_the_lessons_model(model_class, words):
     assert is_not_yet(exercise_1(RIGHT_ERRORS, model_class), words)
     assert is_not_yet(exercise_2({"C", "E"}, model_class), words)
+
+
+def test_the_usage_hint_names_the_exercise_checked():
+    assert is_not_yet(exercise_1(RIGHT_ERRORS, None), "exercise_1(answer, TwoHeadNet)")
+    assert is_not_yet(exercise_2({"C", "E"}, None), "exercise_2(answer, TwoHeadNet)")
+
+
+@pytest.fixture
+def in_korean():
+    """The checkers speak Korean for one test; English again afterwards, whatever happened."""
+    set_language("ko")
+    yield
+    set_language("en")
+
+
+def test_each_wrong_answer_gets_its_own_hint_in_korean_too(in_korean):
+    """Every hint of exercise 1 exists in Korean, and no two wrong answers share one."""
+    hints = []
+    for label, by_answer in lesson04.sequence_hints().items():
+        for given in by_answer:
+            verdict = exercise_1({**RIGHT_ERRORS, label: given}, TwoHeadNet)
+            assert is_not_yet(verdict, "4개 중 3개 맞았습니다", f"{label}: ")
+            hints.append(verdict.message.split(f"{label}: ", 1)[1])
+    assert len(set(hints)) == len(hints) == 8
+    assert all(re.search("[가-힣]", hint) for hint in hints)
 
 
 class BiasTrunk(nn.Module):
@@ -180,24 +210,27 @@ def body_lines(function):
     return [line for line in textwrap.dedent(body).splitlines() if line.strip()]
 
 
-def exercise_text(number):
-    notebook = nbformat.read(LESSON, as_version=4)
+def exercise_text(number, language="en"):
+    notebook = nbformat.read(NOTEBOOKS[language], as_version=4)
+    mark = EXERCISE_MARK[language].format(number)
     return next(c.source for c in notebook.cells
-                if c.cell_type == "markdown" and f"**Exercise {number}." in c.source)
+                if c.cell_type == "markdown" and mark in c.source)
 
 
+@pytest.mark.parametrize("language", NOTEBOOKS)
 @pytest.mark.parametrize("number, snippets", [
     (1, lesson04.SEQUENCES), (2, lesson04.CHANGES)])
-def test_the_notebook_shows_the_code_the_checker_runs(number, snippets):
-    text = exercise_text(number)
+def test_the_notebook_shows_the_code_the_checker_runs(number, snippets, language):
+    text = exercise_text(number, language)
     for label, function in snippets.items():
         block = "\n".join([f"# {label}"] + body_lines(function))
         assert block in text, \
             f"exercise {number}'s text no longer shows {label} as the check runs it"
 
 
-def test_the_notebook_shows_the_broken_loop_the_checker_repairs():
-    text = exercise_text(2)
+@pytest.mark.parametrize("language", NOTEBOOKS)
+def test_the_notebook_shows_the_broken_loop_the_checker_repairs(language):
+    text = exercise_text(2, language)
     assert f"for step in range({lesson04.STEPS}):" in text
     for line in body_lines(lesson04.the_broken_loop):
         assert f"    {line}\n" in text

@@ -235,3 +235,26 @@ def test_korean_plots_find_every_glyph():
     assert run.returncode == 0, run.stderr[-2000:]
     assert "NotoSansCJK" in run.stdout, run.stdout
     assert "findfont" not in run.stderr, run.stderr
+
+
+def unrendered_emphasis(source):
+    """Bold or italic marks a Markdown renderer leaves as text: CommonMark does not close
+    `**` between punctuation and a letter, as in **약한 참조(weak reference)**로."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").enable("table").render(source)
+    html = re.sub(r"<code>.*?</code>|<pre>.*?</pre>", "", html, flags=re.S)
+    return re.findall(r".{0,30}(?:\*\*|__).{0,30}", html)
+
+
+def test_bold_and_italic_render(pair):
+    _, korean, _ = pair
+    problems = [f"cell {index}: {found}" for index, cell in enumerate(korean.cells)
+                if cell.cell_type == "markdown"
+                and (found := unrendered_emphasis(cell.source))]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_emphasis_check_can_fail():
+    assert unrendered_emphasis("**약한 참조(weak reference)**로 바꿉니다")
+    assert not unrendered_emphasis("**약한 참조**(weak reference)로 바꿉니다")
