@@ -26,11 +26,11 @@ import pytest
 from nbclient import NotebookClient
 
 from conftest import KOREAN_NOTEBOOKS, NOTEBOOKS, ROOT
-from solutions import answer_cell, assert_no_solution, secret_lines, solution_lines_in
+from solutions import assert_no_solution, secret_lines, solution_lines_in
 
 sys.path.insert(0, str(ROOT))
 from tools.classroom.editions import CORRECT, UNANSWERED, output_text  # noqa: E402
-from tools.classroom.exercises import exercises, lesson_number  # noqa: E402
+from tools.classroom.exercises import exercises, lesson_number, solved  # noqa: E402
 from tools.classroom.nbgrader_course import STUB, hidden_test  # noqa: E402
 
 CLASSROOM = ROOT / "build" / "classroom"
@@ -130,8 +130,9 @@ def test_teacher_edition_shows_every_solution_correct(lesson):
         if index not in answer_cells:
             assert ours.source == theirs.source
     for exercise in found:
+        # the lesson's own answer cell, its worked solution in place
         assert teacher.cells[exercise.answer_cell].source == \
-            answer_cell(lesson_number(lesson), exercise.number)
+            solved(notebook.cells[exercise.answer_cell].source, exercise)
         shown = output_text(teacher.cells[exercise.check_cell])
         assert shown.startswith(said(CORRECT, lesson)), f"exercise {exercise.number}: {shown}"
 

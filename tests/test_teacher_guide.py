@@ -1,22 +1,50 @@
-"""The teacher's guide (docs/guide.md) stays true to the lessons it plans.
+"""The teacher's guides stay true to the lessons they plan.
 
-Every cell it cites, as a link `[§N › "first words"](../notebooks/NN_name.ipynb#section)`,
-must exist: the lesson, a heading of it whose anchor is `#section` (as the site's pages
-name them), and, in that section, a line of a cell that starts with the quoted words
-(backticks and bold marks aside). So a lesson edited under the guide fails here, and the
-guide is updated with it. Each lesson's part also keeps its shape: objectives, a plan of
-exactly 50 minutes with predictions and a discussion, three misconceptions, each with its
-cell, and discussion questions.
+There is one guide per edition: docs/guide.md plans the English lessons (notebooks/),
+docs/guide.ko.md the Korean ones (notebooks/ko/); every test here runs on both.
+Every cell a guide cites, as a link `[§N › "first words"](../notebooks/NN_name.ipynb#section)`
+(`../notebooks/ko/NN_name.ipynb#section` in Korean), must exist: the lesson, in the guide's
+own edition, a heading of it whose anchor is `#section` (as the site's pages name them),
+and, in that section, a line of a cell that starts with the quoted words (backticks and
+bold marks aside). So a lesson edited under the guide fails here, and the guide is
+updated with it. Each lesson's part also keeps its shape: objectives, a plan of exactly
+50 minutes with predictions and a discussion, three misconceptions, each with its cell,
+and discussion questions.
 """
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-GUIDE = ROOT / "docs" / "guide.md"
-LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@dataclass(frozen=True)
+class Edition:
+    """A guide, the folder of the lessons it plans, and the words that mark its parts."""
+    language: str
+    guide: Path
+    lessons_folder: Path
+    objectives: str   # how each part's objectives start
+    predict: str      # the plan's marks for a prediction and a discussion
+    discuss: str
+    misconceptions: str
+    discussion: str
+
+    @property
+    def lessons(self):
+        return sorted(self.lessons_folder.glob("[0-9][0-9]_*.ipynb"))
+
+
+ENGLISH = Edition("en", ROOT / "docs" / "guide.md", ROOT / "notebooks",
+                  "**Students will be able to**", "▶ predict", "◆ discuss",
+                  "**Misconceptions**", "**Discussion**")
+KOREAN = Edition("ko", ROOT / "docs" / "guide.ko.md", ROOT / "notebooks" / "ko",
+                 "**이 강의를 마치면 학생들은**", "▶ 예측", "◆ 토론",
+                 "**오개념**", "**토론**")
+EDITIONS = [ENGLISH, KOREAN]
 
 REFERENCE = re.compile(r"\[([^\]]*)\]\((\.\./notebooks/([^)#\s]+\.ipynb))(?:#([^)\s]+))?\)")
 QUOTED = re.compile(r'"([^"]+)"')
@@ -65,30 +93,46 @@ def sections(path: Path):
     return found
 
 
-def guide_parts():
-    text = GUIDE.read_text(encoding="utf-8")
+def guide_parts(edition=ENGLISH):
+    text = edition.guide.read_text(encoding="utf-8")
     pieces = re.split(r'<a id="lesson-(\d\d)"></a>', text)
     return dict(zip(pieces[1::2], pieces[2::2]))
 
 
-def references():
+def references(edition=ENGLISH):
     found = []
-    for number, part in guide_parts().items():
+    for number, part in guide_parts(edition).items():
         for match in REFERENCE.finditer(part):
             found.append((number, match[1], match[3], match[4]))
     return found
 
 
-def test_every_lesson_has_its_part():
-    assert sorted(guide_parts()) == [lesson.name[:2] for lesson in LESSONS]
+def prefix(edition):
+    """Test ids: the English tests keep the names they had; the Korean ones start "ko-"."""
+    return "" if edition is ENGLISH else f"{edition.language}-"
 
 
-@pytest.mark.parametrize("number, text, notebook, anchor", references(),
-                         ids=[f"{r[0]}-{r[3] or 'lesson'}-{i}" for i, r in enumerate(references())])
-def test_cited_cell_exists(number, text, notebook, anchor):
+@pytest.mark.parametrize("edition", EDITIONS, ids=lambda edition: edition.language)
+def test_every_lesson_has_its_part(edition):
+    assert sorted(guide_parts(edition)) == [lesson.name[:2] for lesson in edition.lessons]
+
+
+CITED, CITED_IDS = [], []
+for _edition in EDITIONS:
+    for _index, (_number, _text, _notebook, _anchor) in enumerate(references(_edition)):
+        CITED.append((_edition, _number, _text, _notebook, _anchor))
+        CITED_IDS.append(f"{prefix(_edition)}{_number}-{_anchor or 'lesson'}-{_index}")
+
+
+@pytest.mark.parametrize("edition, number, text, notebook, anchor", CITED, ids=CITED_IDS)
+def test_cited_cell_exists(edition, number, text, notebook, anchor):
     path = ROOT / "notebooks" / notebook
-    assert path.is_file(), f"the guide's part {number} cites {notebook}, which is not a lesson"
-    assert notebook.startswith(number), f"the guide's part {number} cites another lesson, {notebook}"
+    name = edition.guide.name
+    assert path.is_file(), f"{name}'s part {number} cites {notebook}, which is not a lesson"
+    assert path.parent == edition.lessons_folder, (
+        f"{name}'s part {number} cites {notebook}, a lesson of another edition "
+        f"(its lessons are in {edition.lessons_folder.relative_to(ROOT)}/)")
+    assert path.name.startswith(number), f"{name}'s part {number} cites another lesson, {notebook}"
     if anchor is None:
         return
     found = sections(path)
@@ -100,11 +144,15 @@ def test_cited_cell_exists(number, text, notebook, anchor):
             f"no cell of {notebook}#{anchor} has a line starting with {wanted!r}")
 
 
-@pytest.mark.parametrize("number", sorted(guide_parts()))
-def test_part_has_the_shape_of_a_lesson_plan(number):
-    part = guide_parts()[number]
-    lesson = next(lesson for lesson in LESSONS if lesson.name.startswith(number))
-    assert "**Students will be able to**" in part
+PARTS = [(edition, number) for edition in EDITIONS for number in sorted(guide_parts(edition))]
+
+
+@pytest.mark.parametrize("edition, number", PARTS,
+                         ids=[f"{prefix(edition)}{number}" for edition, number in PARTS])
+def test_part_has_the_shape_of_a_lesson_plan(edition, number):
+    part = guide_parts(edition)[number]
+    lesson = next(lesson for lesson in edition.lessons if lesson.name.startswith(number))
+    assert edition.objectives in part
     assert f"../slides/{lesson.stem}.html" in part, "no link to the lesson's slides"
 
     rows = re.findall(r"^\| (\d+)–(\d+) \| (.*) \|$", part, re.M)
@@ -113,18 +161,22 @@ def test_part_has_the_shape_of_a_lesson_plan(number):
     assert all(a[1] == b[0] for a, b in zip(rows, rows[1:])), "the plan's minutes leave a gap"
     assert all(int(start) < int(end) for start, end, _ in rows)
     plan = " ".join(row[2] for row in rows)
-    assert "▶ predict" in plan and "◆ discuss" in plan
+    assert edition.predict in plan and edition.discuss in plan
 
-    misconceptions = part.split("**Misconceptions**")[1].split("**Discussion**")[0]
+    misconceptions = part.split(edition.misconceptions)[1].split(edition.discussion)[0]
     items = re.findall(r"^\d+\. \*", misconceptions, re.M)
     assert len(items) == 3, "three misconceptions"
     assert len(REFERENCE.findall(misconceptions)) == 3, "each misconception cites its cell"
 
-    questions = re.findall(r"^- \*(.+?)\*", part.split("**Discussion**")[1], re.M)
+    questions = re.findall(r"^- \*(.+?)\*", part.split(edition.discussion)[1], re.M)
     assert len(questions) >= 2 and all(q.endswith("?") for q in questions)
 
 
-def test_guide_is_concise():
-    for number, part in guide_parts().items():
+@pytest.mark.parametrize("edition", EDITIONS, ids=lambda edition: edition.language)
+def test_guide_is_concise(edition):
+    # Korean joins a particle to its word, but code spans and numbers keep a Korean part
+    # at about nine tenths of the English one's words: the same bounds hold.
+    for number, part in guide_parts(edition).items():
         words = len(re.sub(r"\]\([^)]*\)", "]", part).split())
-        assert 200 <= words <= 450, f"part {number}: {words} words (about 250 to 400 wanted)"
+        assert 200 <= words <= 450, (f"{edition.guide.name}, part {number}: {words} words "
+                                     f"(about 250 to 400 wanted)")

@@ -61,7 +61,7 @@ REVEAL_PARTS = ["dist/reveal.css", "dist/reveal.js", "dist/theme/white.css",
 MATHJAX_PARTS = ["tex-mml-chtml.js", "input", "output", "ui", "a11y", "sre", "adaptors"]
 
 # Each in English and in Korean (notebooks/ko), so both editions' decks are cut alike.
-PREDICT = re.compile(r"\bpredict\b|예측", re.IGNORECASE)
+PREDICT = re.compile(r"\bpredict\b|예측[해한하합]", re.IGNORECASE)  # not 예측값
 HEADING = re.compile(r"^(#{1,6})\s")
 EXERCISE = re.compile(r"^\*\*(Exercise|연습 문제)\s+\d+\b")
 SET_UP = re.compile(r"#+\s+((The\s+)?set-up|준비)\s*$", re.IGNORECASE)
