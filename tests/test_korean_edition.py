@@ -255,6 +255,11 @@ def test_bold_and_italic_render(pair):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("name", ["README.ko.md", "docs/guide.ko.md", "notebooks/ko/GLOSSARY.md"])
+def test_bold_and_italic_render_in_the_korean_pages(name):
+    assert not unrendered_emphasis((ROOT / name).read_text())
+
+
 def test_the_emphasis_check_can_fail():
     assert unrendered_emphasis("**약한 참조(weak reference)**로 바꿉니다")
     assert not unrendered_emphasis("**약한 참조**(weak reference)로 바꿉니다")
