@@ -36,7 +36,7 @@ KOREAN = tags.has("ko")  # noqa: F821
 GUIDE = "docs/guide.ko" if KOREAN else "docs/guide"
 LESSONS = ROOT / "notebooks" / "ko" if KOREAN else ROOT / "notebooks"
 
-project = "Autograd의 메모리, 실행하며 배우기" if KOREAN else "Autograd's memory, executed"
+project = "autograd의 메모리, 실행하며 배우기" if KOREAN else "Autograd's memory, executed"
 language = "ko" if KOREAN else "en"
 author = "The autograd-lens contributors"
 copyright = "2026 The autograd-lens contributors (MIT licence)"  # as in LICENSE
