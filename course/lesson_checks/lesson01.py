@@ -257,7 +257,7 @@ def why_grad() -> dict:
 
 def _look_again(name) -> str:
     """The hint for a name that has no hint of its own (on another PyTorch version)."""
-    return say(f"look again at {name}", f"{name} 텐서를 다시 살펴보세요")
+    return say(f"look again at {name}", f"{name} 텐서를 다시 보세요")
 
 
 def _with_grad() -> set:

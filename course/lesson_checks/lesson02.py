@@ -321,7 +321,7 @@ def exercise_3(answer) -> Verdict:
     if not calls:
         return not_yet(say("no backward call was seen", "backward() 호출이 보이지 않습니다")
                        + (say("; a.grad was written by hand: let backward() compute it.",
-                              ". a.grad를 손으로 써 넣었습니다: backward()가 계산하게 하세요.")
+                              ". a.grad를 손으로 써넣었습니다: backward()가 계산하게 하세요.")
                           if a.grad is not None else
                           say(": call backward on what you built.",
                               ": 만든 것에서 backward()를 호출하세요.")))

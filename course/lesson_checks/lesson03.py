@@ -155,7 +155,7 @@ def _look_again_at(label) -> str:
                  "D를 다시 보세요: 이동 통계를 두지 않는 BatchNorm에는 평가 모드에서도 "
                  "정규화에 쓸 평균과 분산이 한 가지뿐입니다. 어느 것일까요?"),
     }
-    return hints.get(label) or say(f"look again at {label}", f"다시 볼 레이블: {label}")
+    return hints.get(label) or say(f"look again at {label}", f"{label}를 다시 보세요")
 
 
 def _model_with(label):
@@ -304,9 +304,9 @@ def exercise_3(answer) -> Verdict:
         return not_yet(say("answer should be a function accumulate(model, X, y, n_micro) "
                            "(def accumulate(...): ..., then answer = accumulate); "
                            f"got {kind(answer)}",
-                           "answer는 함수 accumulate(model, X, y, n_micro)여야 합니다"
-                           "(def accumulate(...): ...로 정의한 뒤 answer = accumulate). "
-                           f"받은 것: {kind(answer)}"))
+                           "answer로 함수 accumulate(model, X, y, n_micro)가 와야 하는데"
+                           "(def accumulate(...): ...로 정의한 뒤 answer = accumulate) "
+                           f"{kind(answer)}가 왔습니다"))
     X, y = _regression_data(N_SAMPLES_3, seed=5)
     for n_micro in N_MICRO_TRIED:
         try:

@@ -58,7 +58,7 @@ def _model_class_problem(model_class, exercise):
                 f"두 번째 인자로 강의의 모델 클래스를 넘기세요. 예: {exercise}(answer, TwoHeadNet)")
     if not isinstance(model_class, type) or not issubclass(model_class, nn.Module):
         return say(f"{usage}; got {kind(model_class)}",
-                   f"{usage} (받은 것: {kind(model_class)})")
+                   f"{usage}. 받은 것: {kind(model_class)}")
     try:
         model, _ = _fresh(model_class)
         _losses(model, _data())
@@ -171,7 +171,7 @@ def _read_errors(answer):
     if not isinstance(answer, dict):
         return None, say(f"give a dict from each sequence to an error, {example}, "
                          f"not {kind(answer)}",
-                         f"순서마다 오류를 짝지은 dict를 주세요. {example} 꼴이어야 하는데 "
+                         f"순서마다 오류를 짝지은 딕셔너리를 주세요. {example} 꼴이어야 하는데 "
                          f"{kind(answer)}가 왔습니다")
     given = {}
     for label, error in answer.items():
@@ -200,8 +200,8 @@ def exercise_1(answer, model_class=None):
     if answer is None:
         return unanswered(say('set `answer` to a dict {"A": ..., "B": ..., "C": ..., "D": ...}, '
                               'each "freed buffer", "version counter" or "none"',
-                              '`answer`를 dict {"A": ..., "B": ..., "C": ..., "D": ...}로 '
-                              '정하세요. 각 값은 "freed buffer", "version counter", "none" 중 '
+                              '`answer`에 딕셔너리 {"A": ..., "B": ..., "C": ..., "D": ...}를 '
+                              '넣으세요. 각 값은 "freed buffer", "version counter", "none" 중 '
                               '하나입니다'))
     problem = _model_class_problem(model_class, "exercise_1")
     if problem:
@@ -309,8 +309,8 @@ def _outcome(model_class, backward, intended, start):
     if passes != STEPS:
         return say(f"it trains right, but walks the trunk backward {passes // STEPS} times a "
                    "step, where one pass can do",
-                   f"학습은 제대로 되지만, 한 번이면 될 것을 스텝마다 몸통을 역방향으로 "
-                   f"{passes // STEPS}번 지나갑니다")
+                   f"학습은 제대로 되지만, 몸통을 지나는 역전파 단계가 스텝마다 "
+                   f"{passes // STEPS}번입니다. 한 번이면 됩니다")
     return None
 
 
@@ -334,8 +334,8 @@ def exercise_2(answer, model_class=None):
     if answer is None:
         return unanswered(say(f"set `answer` to the set of letters (A to {last}) of the "
                               'changes that work, such as {"A", "B"}',
-                              f"`answer`를 제대로 동작하는 수정안의 글자(A부터 {last}까지)로 된 "
-                              '집합으로 정하세요. 예: {"A", "B"}'))
+                              f"`answer`에 제대로 동작하는 수정안의 글자(A부터 {last}까지) 집합을 "
+                              '넣으세요. 예: {"A", "B"}'))
     problem = _model_class_problem(model_class, "exercise_2")
     if problem:
         return not_yet(problem)

@@ -356,7 +356,7 @@ def _check_results(result, expected_average, expected_predictions, losses):
     if tuple(predictions.shape) != tuple(expected_predictions.shape):
         return say(f"the predictions should have shape {tuple(expected_predictions.shape)}, "
                    f"every batch's output in order; got {tuple(predictions.shape)}",
-                   f"예측값의 shape이 맞지 않습니다: 모든 배치의 출력을 차례대로 이은 shape은 "
+                   f"예측값의 shape가 맞지 않습니다: 모든 배치의 출력을 차례대로 이은 shape는 "
                    f"{tuple(expected_predictions.shape)}인데, 받은 것은 "
                    f"{tuple(predictions.shape)}입니다")
     if not close(predictions, expected_predictions):
@@ -369,7 +369,7 @@ def exercise_3(answer) -> Verdict:
     """A function(model, batches) -> (average loss, predictions) that keeps no graph alive."""
     if answer is None:
         return unanswered(say("set `answer` to your function, e.g. `answer = evaluate_fixed`",
-                              "`answer`에 여러분의 함수를 넣으세요. 예: "
+                              "`answer`에 작성한 함수를 넣으세요. 예: "
                               "`answer = evaluate_fixed`"))
     if not callable(answer):
         return not_yet(say(f"expected a function taking (model, batches), like "

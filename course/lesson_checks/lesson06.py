@@ -113,7 +113,7 @@ def exercise_1(answer) -> Verdict:
         return unanswered(say("fix train_lstm_on_chunks, then set "
                               "`answer = train_lstm_on_chunks` and run this cell again",
                               "train_lstm_on_chunks 함수를 고친 다음 "
-                              "`answer = train_lstm_on_chunks`로 설정하고 이 셀을 다시 실행하세요"))
+                              "`answer = train_lstm_on_chunks` 한 줄을 적고 이 셀을 다시 실행하세요"))
     if not callable(answer):
         return not_yet(say(f"expected your function, e.g. `answer = train_lstm_on_chunks`; "
                            f"got {kind(answer)}",
@@ -137,14 +137,14 @@ def exercise_1(answer) -> Verdict:
         return not_yet(say("it runs, but a backward keeps its graph (retain_graph=True), which "
                            "the exercise forbids: if no backward needs an earlier chunk's graph, "
                            "none needs to keep it",
-                           "실행은 되지만, 역전파가 그래프를 유지합니다(retain_graph=True). 이 "
+                           "실행은 되지만, 그래프를 유지하는 역전파가 있습니다(retain_graph=True). 이 "
                            "연습 문제에서는 쓸 수 없는 방법입니다: 이전 청크의 그래프가 필요한 "
                            "역전파가 없다면, 그래프를 유지할 필요도 없습니다"))
     if len(calls) != n_chunks:
         return not_yet(say(f"backward was called {len(calls)} times for {n_chunks} chunks: one "
                            "backward and one optimizer step per chunk",
                            f"청크는 {n_chunks}개인데 backward가 {len(calls)}번 호출되었습니다: "
-                           "청크마다 역전파 한 번, 옵티마이저 스텝 한 번입니다"))
+                           "청크마다 역전파 한 번, 옵티마이저 스텝 한 번이어야 합니다"))
     expected, _ = _trained_weights(_truncated_bptt)
     if not _same(trained, expected):
         if _same(trained, _trained_weights(_state_from_zeros_each_chunk)[0]):
@@ -160,7 +160,7 @@ def exercise_1(answer) -> Verdict:
                            "이전 청크를 붙잡아 두지 않고 실행되지만, 학습된 가중치가 truncated "
                            "BPTT의 가중치와 다릅니다: 청크마다 변화도를 0으로 만들고, targets에 "
                            "대한 head(outputs)의 MSE로 역전파한 다음, 옵티마이저 스텝을 한 번 "
-                           "하세요"))
+                           "밟으세요"))
     return correct(say(f"{n_chunks} chunks, one backward each, and truncated BPTT's weights: the "
                        "state's value goes on, its graph does not.",
                        f"청크 {n_chunks}개에 역전파가 한 번씩이고, 가중치는 truncated BPTT와 "
@@ -308,7 +308,7 @@ def _as_error_names(answer):
     if not isinstance(answer, dict):
         return None, say(f"expected a dict from sequence number to error, e.g. {example}; "
                          f"got {kind(answer)}",
-                         f"코드 번호를 오류에 대응시키는 딕셔너리(예: {example})가 와야 하는데 "
+                         f"코드 번호를 오류에 짝지은 딕셔너리(예: {example})가 와야 하는데 "
                          f"{kind(answer)}가 왔습니다")
     names = {}
     for key, value in answer.items():
@@ -337,8 +337,8 @@ def exercise_2(answer) -> Verdict:
     if answer is None:
         return unanswered(say("set `answer` to a dict {sequence number: 'freed buffer', "
                               "'version counter' or 'none'} and run this cell again",
-                              "`answer`를 딕셔너리 {코드 번호: 'freed buffer', "
-                              "'version counter' 또는 'none'}로 설정하고 이 셀을 다시 실행하세요"))
+                              "`answer`에 딕셔너리 {코드 번호: 'freed buffer', "
+                              "'version counter' 또는 'none'}를 넣고 이 셀을 다시 실행하세요"))
     names, problem = _as_error_names(answer)
     if problem:
         return not_yet(problem)

@@ -96,8 +96,8 @@ def _error_hint(error, name):
                    "알려 줍니다")
     return say(f"your function raised {errors.describe(error)} (it is called as "
                f"answer(encoder, head, opt, x, y, steps={STEPS}))",
-               f"함수에서 오류가 났습니다: {errors.describe(error)} (채점기는 "
-               f"answer(encoder, head, opt, x, y, steps={STEPS}) 형태로 호출합니다)")
+               f"함수에서 오류가 났습니다: {errors.describe(error)} (함수는 "
+               f"answer(encoder, head, opt, x, y, steps={STEPS}) 형태로 호출됩니다)")
 
 
 def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
@@ -107,16 +107,16 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
     first loss is the intended fix's but whose training then goes another way."""
     if answer is None:
         return unanswered(say(f"fix {name}, then set `answer = {name}` and run this cell again",
-                              f"{name} 함수를 고친 뒤 `answer = {name}` 한 줄을 적고 "
+                              f"{name} 함수를 고친 다음 `answer = {name}` 한 줄을 적고 "
                               "이 셀을 다시 실행하세요"))
     if not callable(answer):
         return not_yet(say(f"expected your function, e.g. `answer = {name}`; got {kind(answer)}",
-                           f"답으로 함수를 주세요(예: `answer = {name}`). "
-                           f"받은 것: {kind(answer)}"))
+                           f"직접 고친 함수가 와야 하는데(예: `answer = {name}`) "
+                           f"{kind(answer)}가 왔습니다"))
     if getattr(answer, "__module__", None) == __name__:
         return not_yet(say(f"that is the checker's own function: fix {name} in the notebook "
                            "and answer with it",
-                           f"채점기 자신의 함수입니다: 노트북에서 {name} 함수를 고치고 "
+                           f"그것은 채점기 자신의 함수입니다: 노트북의 {name} 함수를 고쳐서 "
                            "그 함수로 답하세요"))
     try:
         expected_losses, expected = _train(reference, make_net, x, y)
