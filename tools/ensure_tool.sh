@@ -12,7 +12,9 @@ program=$1 debian=$2 brew=$3 without=$4
 
 present() {
     case "$program" in
-        font:*) fc-list "${program#font:}" family 2>/dev/null | grep -q . ;;
+        # fontconfig's list; or, before fontconfig is installed, Debian's font file
+        font:*) fc-list "${program#font:}" family 2>/dev/null | grep -q . ||
+                ls /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc >/dev/null 2>&1 ;;
         *) command -v "$program" >/dev/null 2>&1 || [ -x "$program" ] ;;
     esac
 }
