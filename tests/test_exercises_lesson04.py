@@ -113,7 +113,7 @@ def test_each_wrong_answer_gets_its_own_hint_in_korean_too(in_korean):
     for label, by_answer in lesson04.sequence_hints().items():
         for given in by_answer:
             verdict = exercise_1({**RIGHT_ERRORS, label: given}, TwoHeadNet)
-            assert is_not_yet(verdict, "4개 중 3개 맞았습니다", f"{label}: ")
+            assert is_not_yet(verdict, "4개 중 3개 정답", f"순서 {label}: ")
             hints.append(verdict.message.split(f"{label}: ", 1)[1])
     assert len(set(hints)) == len(hints) == 8
     assert all(re.search("[가-힣]", hint) for hint in hints)

@@ -227,7 +227,7 @@ def exercise_1(answer, model_class=None):
                           f"순서 {label}의 호출을 하나씩 머릿속으로 실행해 보세요"))
     right_count = len(SEQUENCES) - len(wrong)
     return not_yet(say(f"{right_count} of {len(SEQUENCES)} right. {label}: {hint}",
-                       f"{len(SEQUENCES)}개 중 {right_count}개 맞았습니다. {label}: {hint}"))
+                       f"{len(SEQUENCES)}개 중 {right_count}개 정답. 순서 {label}: {hint}"))
 
 
 # Exercise 2: which changes fix the broken loop? -----------------------------------------
