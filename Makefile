@@ -37,7 +37,7 @@ graphviz:
 # The Korean lessons' plots, graph drawings and pages draw Hangul with Noto Sans CJK;
 # matplotlib's font list, if made before the font came, is made again.
 korean-font: $(READY)
-	@sh tools/ensure_tool.sh "font:Noto Sans CJK KR" fonts-noto-cjk font-noto-sans-cjk-kr \
+	@sh tools/ensure_tool.sh "font:Noto Sans CJK KR" "fonts-noto-cjk fontconfig" font-noto-sans-cjk-kr \
 	    "Korean text in plots will show as empty boxes"
 	@$(BIN)/python tools/korean_font.py
 chromium:

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Make sure a program from the system's packages is there.
 #
-#   sh tools/ensure_tool.sh PROGRAM DEBIAN_PACKAGE BREW_PACKAGE "what happens without it"
+#   sh tools/ensure_tool.sh PROGRAM DEBIAN_PACKAGES BREW_PACKAGE "what happens without it"
 #
 # PROGRAM is a command name (dot, npm), a path (/usr/bin/chromium), or "font:FAMILY"
-# for a font that fontconfig must find (font:Noto Sans CJK KR). As root with
+# for a font that fontconfig's fc-list must find (font:Noto Sans CJK KR; then list
+# fontconfig among the DEBIAN_PACKAGES, space-separated, so that fc-list is there). As root with
 # apt-get (CI, containers, Binder-like machines) the Debian package is installed;
 # elsewhere this prints the install command for the reader's system and carries on,
 # because every part of the series that needs the program has a way to do without it.
@@ -12,17 +13,15 @@ program=$1 debian=$2 brew=$3 without=$4
 
 present() {
     case "$program" in
-        # fontconfig's list; or, before fontconfig is installed, Debian's font file
-        font:*) fc-list "${program#font:}" family 2>/dev/null | grep -q . ||
-                ls /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc >/dev/null 2>&1 ;;
+        font:*) fc-list "${program#font:}" family 2>/dev/null | grep -q . ;;
         *) command -v "$program" >/dev/null 2>&1 || [ -x "$program" ] ;;
     esac
 }
 
 present && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing $debian (Debian package)..."
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$debian" >/dev/null
+    echo "Installing $debian (from Debian)..."
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $debian >/dev/null
     present && exit 0
     echo "warning: installing $debian failed, so $without." >&2
     exit 0
