@@ -95,7 +95,7 @@ FORCE:
 # an input changed, was added or removed.
 CLASSROOM_INPUTS := $(sort $(wildcard notebooks/[0-9]*.ipynb notebooks/ko/[0-9]*.ipynb \
                                       notebooks/ko/matplotlibrc src/*/*.py src/*/*/*.py \
-                                      course/*/*.py tools/classroom/*.py \
+                                      course/*/*.py tools/classroom/*.py tools/run_notebooks.py \
                                       tools/classroom/templates/*/* docs/guide.md docs/guide.ko.md))
 # The decks need reveal.js and MathJax from npm; without npm there are no slides.
 CLASSROOM_NPM := $(if $(shell command -v npm 2>/dev/null),docs/node_modules/.installed)

@@ -18,15 +18,15 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 
 
-def _refuse_missing_glyphs(notebook, path) -> None:
+def _refuse_missing_glyphs(notebook) -> None:
     """A plot whose text the font cannot draw warns "Glyph ... missing from font(s)"
     (matplotlib) or "findfont: Font family ... not found": stop instead of storing it."""
     for index, cell in enumerate(notebook.cells):
         for output in cell.get("outputs", []):
             text = output.get("text", "")
             if "missing from font" in text or "findfont:" in text:
-                sys.exit(f"{path.name}, cell {index}: a plot has text its font lacks "
-                         f"(install the Korean font: make setup):\n{text.strip()}")
+                raise RuntimeError(f"cell {index}: a plot has text its font lacks (install "
+                                   f"the Korean font: make setup):\n{text.strip()}")
 
 
 def coalesce_streams(notebook) -> None:
@@ -44,19 +44,24 @@ def coalesce_streams(notebook) -> None:
             cell.outputs = merged
 
 
-def run(path: Path) -> None:
-    notebook = nbformat.read(path, as_version=4)
+def execute(notebook, folder: Path):
+    """Run the notebook top to bottom in a fresh kernel started in `folder`, and keep
+    what a reader needs of the outputs (the classroom's teacher edition runs this too)."""
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                        "language": "python"}
-    client = NotebookClient(notebook, kernel_name="python3", timeout=600,
-                            resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    NotebookClient(notebook, kernel_name="python3", timeout=600,
+                   resources={"metadata": {"path": str(folder)}}).execute()
     coalesce_streams(notebook)
-    _refuse_missing_glyphs(notebook, path)
-    # Keep only what a reader needs; execution timestamps would change on every run.
+    _refuse_missing_glyphs(notebook)
+    # Execution timestamps and the exact Python version would change on every run.
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
     notebook.metadata.get("language_info", {}).pop("version", None)
+    return notebook
+
+
+def run(path: Path) -> None:
+    notebook = execute(nbformat.read(path, as_version=4), path.parent)
     nbformat.write(notebook, path)
     print(f"ran {path.relative_to(ROOT)}")
 

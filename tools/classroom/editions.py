@@ -19,7 +19,8 @@ import shutil
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+
+from tools.run_notebooks import execute  # the teacher edition runs as the lessons do
 
 from .exercises import exercises, lesson_number, solved
 
@@ -59,19 +60,6 @@ def teacher_edition(notebook, lesson: str):
         cell.metadata["classroom"] = copy.deepcopy(
             notebook.cells[exercise.answer_cell].metadata["classroom"])
     return teacher
-
-
-def execute(notebook, folder: Path):
-    """Run the notebook top to bottom in a fresh kernel started in `folder`, as
-    tools/run_notebooks.py does: cells tagged `raises-exception` may raise, no other."""
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                       "language": "python"}
-    NotebookClient(notebook, kernel_name="python3", timeout=600,
-                   resources={"metadata": {"path": str(folder)}}).execute()
-    for cell in notebook.cells:
-        cell.metadata.pop("execution", None)
-    notebook.metadata.get("language_info", {}).pop("version", None)
-    return notebook
 
 
 def output_text(cell) -> str:
