@@ -73,8 +73,8 @@ def test_exercise_1_names_the_first_wrong_sequence():
     ({**RIGHT_ERRORS, 1: "none"}, "1 is not a sequence"),
     ({**RIGHT_ERRORS, "B": "freed"}, "sequence B: 'freed' is not one of"),
     ({**RIGHT_ERRORS, "B": None}, "sequence B: None is not one of"),
-    (list(RIGHT_ERRORS.values()), "give a dict"),
-    ("freed buffer", "give a dict"),
+    (list(RIGHT_ERRORS.values()), "expected a dict"),
+    ("freed buffer", "expected a dict"),
 ])
 def test_exercise_1_odd_answers(answer, words):
     assert is_not_yet(exercise_1(answer, TwoHeadNet), words)

@@ -235,17 +235,22 @@ def test_exercise_2_each_wrong_answer_gets_its_own_hint(number, given, words):
 
 
 @pytest.mark.parametrize("answer, words", [
-    ({1: "freed buffer", 2: "none", 3: "none"}, "missing: 4"),
-    ({**RIGHT_2, 5: "none"}, "not a sequence number"),
+    ({1: "freed buffer", 2: "none"}, "say what sequence 3, 4 raises"),
+    ({**RIGHT_2, 5: "none"}, "5 is not a sequence"),
     ({True: VERSION_COUNTER, 2: FREED_BUFFER, 3: NO_ERROR, 4: FREED_BUFFER},
-     "not a sequence number"),
-    ({**RIGHT_2, 3: "no error"}, "not one of the answers"),
-    ({**RIGHT_2, 3: None}, "not one of the answers"),
-    ({**RIGHT_2, 3: torch.ones(2, 3)}, "not one of the answers"),
+     "True is not a sequence"),
+    ({**RIGHT_2, 3: "no error"}, "sequence 3: 'no error' is not one of"),
+    ({**RIGHT_2, 3: None}, "sequence 3: None is not one of"),
+    ({**RIGHT_2, 3: torch.ones(2, 3)}, "is not one of"),
     ([VERSION_COUNTER, FREED_BUFFER, NO_ERROR, FREED_BUFFER], "expected a dict"),
 ])
 def test_exercise_2_malformed_answers(answer, words):
     assert is_not_yet(lesson06.exercise_2(answer), words)
+
+
+def test_exercise_2_reads_keys_and_names_loosely():
+    """"3" is sequence 3 and " NONE " is "none", as the reader may type them."""
+    assert is_correct(lesson06.exercise_2({str(k): f" {v.upper()} " for k, v in RIGHT_2.items()}))
 
 
 def test_exercise_2_counts_only_the_right_ones():

@@ -1,13 +1,18 @@
 """Autograd's errors, as the checkers name them: the freed-buffer error, the in-place
-"version" error, or none. One place for their message text, and for running a piece
-of the reader's code to see which of them it raises.
+"version" error, or none. One place for their message text, for running a piece of the
+reader's code to see which of them it raises, and for reading an answer that names the
+error each of several sequences of calls raises.
 """
+from .answers import kind
+from .language import say
+
 # The first words of each message, as torch 2.13 words them.
 FREED = "Trying to backward through the graph a second time"
 VERSION = "modified by an inplace operation"
 
 # The names the exercises use for them (an answer is one of these strings).
 FREED_BUFFER, VERSION_COUNTER, NO_ERROR = "freed buffer", "version counter", "none"
+ERROR_NAMES = (FREED_BUFFER, VERSION_COUNTER, NO_ERROR)
 
 
 def which_error(error) -> str | None:
@@ -36,3 +41,44 @@ def describe(error) -> str:
     """'RuntimeError: <first line of its message>': a one-line account of an error."""
     lines = str(error).strip().splitlines()
     return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+
+
+def _loose(key):
+    """A key as the reader may type it: " b " is "B", "2" is 2; a bool is no key."""
+    if isinstance(key, bool):
+        return None
+    if isinstance(key, str):
+        key = key.strip()
+        return int(key) if key.isdigit() else key.upper()
+    return key
+
+
+def read_error_names(answer, sequences, named, example):
+    """({sequence: error name}, None) when `answer` is a dict naming one of ERROR_NAMES
+    for each of `sequences` (keys and names read loosely), else (None, a one-line hint).
+    named(keys): how a hint names sequences, e.g. "sequence C, D"; example: an answer's
+    shape to show, e.g. '{"A": ..., "B": ...}'."""
+    if not isinstance(answer, dict):
+        return None, say(f"expected a dict from each sequence to an error, e.g. {example}; "
+                         f"got {kind(answer)}",
+                         f"{example}처럼 오류를 짝지은 딕셔너리가 와야 하는데 "
+                         f"{kind(answer)}가 왔습니다")
+    listed = ", ".join(f'"{name}"' for name in ERROR_NAMES)
+    given = {}
+    for key, value in answer.items():
+        sequence = _loose(key)
+        if sequence not in sequences:
+            return None, say(f"{key!r} is not a sequence: the sequences are "
+                             f"{', '.join(map(str, sequences))}",
+                             f"{key!r}에 해당하는 것이 없습니다: {named(sequences)} 가운데 "
+                             f"하나여야 합니다")
+        name = value.strip().lower() if isinstance(value, str) else None
+        if name not in ERROR_NAMES:
+            return None, say(f"{named([sequence])}: {value!r} is not one of {listed}",
+                             f"{named([sequence])}: {value!r} 값은 {listed} 중 하나가 아닙니다")
+        given[sequence] = name
+    missing = [sequence for sequence in sequences if sequence not in given]
+    if missing:
+        return None, say(f"say what {named(missing)} raises too, as one of {listed}",
+                         f"{named(missing)}에서 나는 오류도 {listed} 중 하나로 답하세요")
+    return given, None

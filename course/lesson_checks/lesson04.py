@@ -19,7 +19,8 @@ from torch import nn
 from autograd_lens import backward_passes
 
 from .answers import kind, read_labels
-from .errors import FREED_BUFFER, NO_ERROR, VERSION_COUNTER, describe, error_raised_by
+from .errors import (FREED_BUFFER, NO_ERROR, VERSION_COUNTER, describe, error_raised_by,
+                     read_error_names)
 from .language import say
 from .seeding import seeded
 from .verdict import correct, not_yet, unanswered
@@ -99,7 +100,6 @@ def sequence_d(model, optimizer, loss1, loss2):
 
 
 SEQUENCES = {"A": sequence_a, "B": sequence_b, "C": sequence_c, "D": sequence_d}
-ERROR_NAMES = (FREED_BUFFER, VERSION_COUNTER, NO_ERROR)
 
 def sequence_hints():
     """The hint for a wrong answer: sequence_hints()[label][the answer given], in the
@@ -164,34 +164,8 @@ def _error_raised_by_sequence(model_class, sequence):
     return error_raised_by(lambda: sequence(model, optimizer, loss1, loss2))
 
 
-def _read_errors(answer):
-    """The reader's {label: error name}, or a hint saying what is wrong with its form."""
-    example = "{" + ", ".join(f'"{label}": ...' for label in SEQUENCES) + "}"
-    names = ", ".join(f'"{name}"' for name in ERROR_NAMES)
-    if not isinstance(answer, dict):
-        return None, say(f"give a dict from each sequence to an error, {example}, "
-                         f"not {kind(answer)}",
-                         f"순서마다 오류를 짝지은 딕셔너리를 주세요. {example} 꼴이어야 하는데 "
-                         f"{kind(answer)}가 왔습니다")
-    given = {}
-    for label, error in answer.items():
-        if not isinstance(label, str) or label.strip().upper() not in SEQUENCES:
-            return None, say(f"{label!r} is not a sequence: the sequences are "
-                             f"{', '.join(SEQUENCES)}",
-                             f"없는 순서입니다: {label!r}. 순서는 {', '.join(SEQUENCES)} 중 "
-                             f"하나입니다")
-        if not isinstance(error, str) or error.strip().lower() not in ERROR_NAMES:
-            return None, say(f"sequence {label.strip().upper()}: {error!r} is not one of "
-                             f"{names}",
-                             f"순서 {label.strip().upper()}: {error!r} 값은 {names} 중 하나가 "
-                             f"아닙니다")
-        given[label.strip().upper()] = error.strip().lower()
-    missing = [label for label in SEQUENCES if label not in given]
-    if missing:
-        return None, say(f"say what sequence {', '.join(missing)} raises too, as one of "
-                         f"{names}",
-                         f"순서 {', '.join(missing)}에서 나는 오류도 {names} 중 하나로 답하세요")
-    return given, None
+def _named(labels):
+    return say(f"sequence {', '.join(labels)}", f"순서 {', '.join(labels)}")
 
 
 def exercise_1(answer, model_class=None):
@@ -206,7 +180,8 @@ def exercise_1(answer, model_class=None):
     problem = _model_class_problem(model_class, "exercise_1")
     if problem:
         return not_yet(problem)
-    given, problem = _read_errors(answer)
+    given, problem = read_error_names(answer, list(SEQUENCES), _named,
+                                      "{" + ", ".join(f'"{label}": ...' for label in SEQUENCES) + "}")
     if problem:
         return not_yet(problem)
     right = {label: _error_raised_by_sequence(model_class, sequence)

@@ -245,7 +245,6 @@ def sequence_4(G, D, g_opt, d_opt, real, z, points):
 
 SEQUENCES = {1: (sequence_1, _gan), 2: (sequence_2, _gan), 3: (sequence_3, _actor_critic),
              4: (sequence_4, _gan)}
-ERRORS = (errors.FREED_BUFFER, errors.VERSION_COUNTER, errors.NO_ERROR)
 
 
 def error_of_sequence(number) -> str:
@@ -302,34 +301,9 @@ def _hints():
     }
 
 
-def _as_error_names(answer):
-    """The reader's answer as {sequence number: error name}, or (None, a hint)."""
-    example = f"{{1: {errors.FREED_BUFFER!r}, 2: {errors.NO_ERROR!r}, ...}}"
-    if not isinstance(answer, dict):
-        return None, say(f"expected a dict from sequence number to error, e.g. {example}; "
-                         f"got {kind(answer)}",
-                         f"코드 번호를 오류에 짝지은 딕셔너리(예: {example})가 와야 하는데 "
-                         f"{kind(answer)}가 왔습니다")
-    names = {}
-    for key, value in answer.items():
-        number = int(key.strip()) if isinstance(key, str) and key.strip().isdigit() else key
-        if isinstance(number, bool) or number not in SEQUENCES:
-            return None, say(f"{key!r} is not a sequence number: they are numbered 1 to "
-                             f"{len(SEQUENCES)}",
-                             f"{key!r} 값은 코드 번호가 아닙니다: 번호는 1부터 "
-                             f"{len(SEQUENCES)}까지입니다")
-        name = value.strip().lower() if isinstance(value, str) else None
-        if name not in ERRORS:
-            return None, say(f"sequence {number}: {value!r} is not one of the answers "
-                             f"{', '.join(repr(e) for e in ERRORS)}",
-                             f"{number}번 코드: {value!r} 값은 답으로 쓸 수 있는 "
-                             f"{', '.join(repr(e) for e in ERRORS)} 중 하나가 아닙니다")
-        names[number] = name
-    missing = [str(n) for n in SEQUENCES if n not in names]
-    if missing:
-        return None, say(f"give an answer for every sequence; missing: {', '.join(missing)}",
-                         f"모든 코드에 답하세요. 빠진 번호: {', '.join(missing)}")
-    return names, None
+def _named(numbers):
+    numbers = ", ".join(map(str, numbers))
+    return say(f"sequence {numbers}", f"{numbers}번 코드")
 
 
 def exercise_2(answer) -> Verdict:
@@ -339,7 +313,9 @@ def exercise_2(answer) -> Verdict:
                               "'version counter' or 'none'} and run this cell again",
                               "`answer`에 딕셔너리 {코드 번호: 'freed buffer', "
                               "'version counter' 또는 'none'}를 넣고 이 셀을 다시 실행하세요"))
-    names, problem = _as_error_names(answer)
+    names, problem = errors.read_error_names(
+        answer, list(SEQUENCES), _named,
+        f"{{1: {errors.FREED_BUFFER!r}, 2: {errors.NO_ERROR!r}, ...}}")
     if problem:
         return not_yet(problem)
     right = {number: error_of_sequence(number) for number in SEQUENCES}
@@ -360,4 +336,4 @@ def exercise_2(answer) -> Verdict:
 
 
 __all__ = ["exercise_1", "exercise_2", "lstm_task", "waves_in_chunks",
-           "SEQUENCES", "ERRORS", "error_of_sequence"]
+           "SEQUENCES", "error_of_sequence"]
