@@ -140,8 +140,14 @@ else:
                     "this lesson's slides</a> · <a href=\"../{guide}.html#lesson-{number}\">"
                     "its plan in the teacher's guide</a></p>")
 
-# Each page's counterpart in the other language: English docname <-> Korean docname.
-COUNTERPARTS = {"README": "README.ko", "docs/guide": "docs/guide.ko"}
+# Each page's counterpart in the other language: the READMEs, the guides, and each lesson
+# that is in both editions (same file names), as docnames: English -> Korean.
+COUNTERPARTS = {"README": "README.ko", "docs/guide": "docs/guide.ko"} | {
+    f"notebooks/{lesson.stem}": f"notebooks/ko/{lesson.stem}"
+    for lesson in sorted((ROOT / "notebooks" / "ko").glob("[0-9]*.ipynb"))
+    if (ROOT / "notebooks" / lesson.name).is_file()}
+if KOREAN:
+    COUNTERPARTS = {korean: english for english, korean in COUNTERPARTS.items()}
 COUNTERPART_LINK = ('<p class="counterpart"><a href="{href}" hreflang="{lang}" lang="{lang}">'
                     "{label}</a></p>")
 
@@ -149,23 +155,12 @@ COUNTERPART_LINK = ('<p class="counterpart"><a href="{href}" hreflang="{lang}" l
 def counterpart_href(docname):
     """The relative link from this page to the same page in the other language, or None.
     English pages are in html/, Korean ones in html/ko/ (their docnames keep their folders)."""
-    if KOREAN:
-        english = {v: k for k, v in COUNTERPARTS.items()}.get(docname)
-        match = re.fullmatch(r"notebooks/ko/([0-9]{2}_\w+)", docname)
-        english = f"notebooks/{match[1]}" if match else english
-        if english is None or not (ROOT / f"{english}.{_suffix(english)}").exists():
-            return None
-        return "../" * (docname.count("/") + 1) + f"{english}.html"
-    korean = COUNTERPARTS.get(docname)
-    match = re.fullmatch(r"notebooks/([0-9]{2}_\w+)", docname)
-    korean = f"notebooks/ko/{match[1]}" if match else korean
-    if korean is None or not (ROOT / f"{korean}.{_suffix(korean)}").exists():
+    other = COUNTERPARTS.get(docname)
+    if other is None:
         return None
-    return "../" * docname.count("/") + f"ko/{korean}.html"
-
-
-def _suffix(docname):
-    return "ipynb" if docname.startswith("notebooks/") else "md"
+    if KOREAN:  # up out of ko/ too
+        return "../" * (docname.count("/") + 1) + f"{other}.html"
+    return "../" * docname.count("/") + f"ko/{other}.html"
 
 
 def _counterpart_html(docname):
