@@ -1,5 +1,6 @@
-# Set-up and checks for the series. `make lab` to learn, `make test` to check,
-# `make classroom` for the teaching editions (build/classroom).
+# Set-up and checks for the series. `make lab` to learn, `make check` for the quick
+# checks while you work, `make test` to check everything (what CI runs), `make classroom`
+# for the teaching editions (build/classroom).
 # Every target sets up .venv first; a second run re-installs nothing unless
 # requirements.txt or pyproject.toml changed.
 
@@ -15,8 +16,8 @@ CLASSROOM := build/classroom
 NBGRADER_VENV  := .venv-nbgrader
 NBGRADER_READY := $(NBGRADER_VENV)/.installed
 
-.PHONY: setup graphviz korean-font chromium npm lab lab-ko test site classroom nbgrader-env notebooks figures \
-        budget stats bench clean FORCE
+.PHONY: setup graphviz korean-font chromium npm lab lab-ko check test site classroom nbgrader-env \
+        notebooks figures budget stats bench clean FORCE
 
 setup: $(READY) graphviz korean-font
 
@@ -56,13 +57,36 @@ lab: setup
 lab-ko: setup
 	$(BIN)/jupyter lab --ip=127.0.0.1 $(AS_ROOT) $(LAB_ARGS) $(LESSON_KO)
 
-# The browser tests (tests/browser) need Chromium and the built site; without them
-# they are skipped on a reader's machine and fail under CI. The classroom tests need
-# build/classroom and the nbgrader venv (tests/test_classroom*.py).
-test: setup chromium npm $(NBGRADER_READY)
-	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory site; fi
-	@$(MAKE) --no-print-directory classroom
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+# pytest on every core (pytest-xdist): each test, or group of tests that must share a
+# worker, goes to whichever worker is free, the longest first (conftest.py says which).
+# PYTEST_WORKERS=0 runs them in this process, one at a time.
+# One torch thread per process where several run side by side (the test workers, their
+# kernels and subprocesses; the teacher editions): they share the cores already, and
+# torch's own threads would wait on one another (the notebooks took a quarter longer).
+# make notebooks keeps torch's default, so the stored outputs are made with it and
+# checked with one thread.
+ONE_THREAD := env OMP_NUM_THREADS=1
+PYTEST_WORKERS ?= auto
+PYTEST := $(ONE_THREAD) $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --no-loadscope-reorder
+
+# The quick loop while you work, about a minute: the library's tests, the exercises'
+# checkers, notebook hygiene, the Korean edition's sync check. Nothing is run in a
+# kernel or a browser, and nothing under build/ is read (so nothing needs building).
+check: setup
+	$(PYTEST) tests -m "not kernel and not browser and not build" $(PYTEST_ARGS)
+
+# Everything, as CI runs it. The browser tests (tests/browser) need Chromium and the
+# built site; without them they are skipped on a reader's machine and fail under CI.
+# The classroom tests need build/classroom and the nbgrader venv (tests/test_classroom*.py).
+# It ends with the 15 slowest tests and the wall time of each phase (tools/phases.sh).
+PHASE := sh tools/phases.sh run
+test:
+	@sh tools/phases.sh start
+	@$(PHASE) set-up $(MAKE) --no-print-directory setup chromium npm nbgrader-env
+	@if command -v npm >/dev/null 2>&1; then $(PHASE) site $(MAKE) --no-print-directory site; fi
+	@$(PHASE) classroom $(MAKE) --no-print-directory classroom
+	@$(PHASE) pytest $(PYTEST) --durations=15 $(PYTEST_ARGS); \
+	    status=$$?; sh tools/phases.sh report; exit $$status
 
 # The static site, build/site/html, from the stored outputs (nothing is re-run). It is
 # rebuilt, from scratch, only when one of its inputs changed, or was added or removed
@@ -91,7 +115,7 @@ FORCE:
 
 # The teaching editions, build/classroom/{student,teacher,nbgrader,slides,guide}, from
 # the lessons and their worked solutions, and the Korean ones in build/classroom/ko
-# (tools/classroom; the teacher editions are run, about two minutes). Rebuilt only when
+# (tools/classroom; the teacher editions are run, about half a minute). Rebuilt only when
 # an input changed, was added or removed.
 CLASSROOM_INPUTS := $(sort $(wildcard notebooks/[0-9]*.ipynb notebooks/ko/[0-9]*.ipynb \
                                       notebooks/ko/matplotlibrc src/*/*.py src/*/*/*.py \
@@ -108,7 +132,7 @@ build/.classroom-inputs: FORCE
 $(CLASSROOM)/.built: build/.classroom-inputs $(CLASSROOM_INPUTS) $(CLASSROOM_NPM) $(READY)
 	@$(MAKE) --no-print-directory graphviz
 	rm -rf $(CLASSROOM)
-	$(BIN)/python -m tools.classroom
+	$(ONE_THREAD) $(BIN)/python -m tools.classroom
 	@touch $@
 
 # nbgrader, pinned (requirements-nbgrader.txt), with the lessons' packages, for the

@@ -3,8 +3,10 @@
 - `is_unanswered`, `is_correct`, `is_not_yet`: read a Verdict;
 - `global_rng_left_alone`, `autograd_left_alone`: a checker runs inside the reader's
   notebook, so it must leave the random numbers and torch.autograd as it found them;
-- `every_checker_tests`: the tests that hold for any checker, whatever it asks.
+- `every_checker_tests`: the tests that hold for any checker, whatever it asks;
+- `stable_id`: a test id for any value, the same in every process.
 """
+import re
 from contextlib import contextmanager
 
 import pytest
@@ -45,6 +47,12 @@ def autograd_left_alone():
     assert torch.autograd.backward is backward and torch.autograd.grad is grad
 
 
+def stable_id(value) -> str:
+    """A test id from repr(value), the same in every process: no memory address (pytest-xdist
+    refuses to run when its workers' test ids differ), at most 60 characters."""
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))[:60]
+
+
 def every_checker_tests(checks, odd_inputs, sample_answers):
     """The three tests every lesson's checkers pass, for a test module to take in as
 
@@ -60,7 +68,7 @@ def every_checker_tests(checks, odd_inputs, sample_answers):
         assert is_unanswered(check(None))
 
     @pytest.mark.parametrize("check", checks)
-    @pytest.mark.parametrize("answer", odd_inputs, ids=repr)
+    @pytest.mark.parametrize("answer", odd_inputs, ids=stable_id)
     def test_odd_input_gets_a_hint(check, answer):
         assert is_not_yet(check(answer))
 

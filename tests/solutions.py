@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import nbformat
 
-from conftest import ROOT
+from project import ROOT
 
 sys.path.insert(0, str(ROOT))
 from lesson_checks.seeding import seeded  # noqa: E402

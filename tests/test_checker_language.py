@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from project import ROOT
 
 CHECKERS = sorted((ROOT / "course" / "lesson_checks").glob("*.py"))
 # Two English words in a row: a sentence, not an identifier or a label.

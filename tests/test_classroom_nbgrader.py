@@ -27,12 +27,14 @@ import sys
 import nbformat
 import pytest
 
-from conftest import NOTEBOOKS, ROOT
+from project import NOTEBOOKS, ROOT
 from solutions import assert_no_solution
 
 sys.path.insert(0, str(ROOT))
 from tools.classroom.exercises import exercises, lesson_number  # noqa: E402
 from tools.classroom.nbgrader_course import STUB  # noqa: E402
+
+pytestmark = [pytest.mark.kernel, pytest.mark.build]
 
 NBGRADER_VENV = ROOT / ".venv-nbgrader"
 COURSE = ROOT / "build" / "classroom" / "nbgrader"

@@ -7,7 +7,7 @@ import torch
 
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
-from conftest import ROOT
+from project import ROOT
 from lesson_checks import lesson01
 from solutions import solution
 

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
-from conftest import ROOT
+from project import ROOT
 from lesson_checks import lesson06, set_language
 from lesson_checks.errors import FREED_BUFFER, NO_ERROR, VERSION_COUNTER
 from solutions import solution

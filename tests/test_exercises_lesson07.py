@@ -12,9 +12,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
+from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone, stable_id,
                     is_correct, is_not_yet)
-from conftest import ROOT
+from project import ROOT
 from lesson_checks import lesson07
 from lesson_checks.errors import FREED_BUFFER, VERSION_COUNTER, error_raised_by
 from lesson_checks.seeding import seeded
@@ -361,7 +361,7 @@ def test_the_checkers_own_functions_are_refused(check, reference):
 
 @pytest.mark.parametrize("check", [lesson07.exercise_1, lesson07.exercise_2])
 @pytest.mark.parametrize("setup", [(None, None, None), (print, x, y), (make_net, "x", y),
-                                   (lambda: (1, 2, 3), x, y)], ids=repr)
+                                   (lambda: (1, 2, 3), x, y)], ids=stable_id)
 def test_a_check_cell_given_something_else_than_the_lesson_set_up(check, setup):
     verdict = check(anchor_detached_once, *setup)
     assert is_not_yet(verdict, "set-up cells"), verdict

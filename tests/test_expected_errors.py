@@ -10,6 +10,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.kernel
+
 
 def make_notebook(path, source):
     notebook = nbformat.v4.new_notebook()

@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from project import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
 import make_figures  # noqa: E402

@@ -15,7 +15,7 @@ from collections import Counter
 import nbformat
 import pytest
 
-from conftest import KOREAN_NOTEBOOKS, NOTEBOOKS, ROOT
+from project import KOREAN_NOTEBOOKS, NOTEBOOKS, ROOT
 
 sys.path.insert(0, str(ROOT))
 from tools.korean_edition import english_of, sync_problems  # noqa: E402

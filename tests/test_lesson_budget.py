@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import NOTEBOOKS, ROOT
+from project import NOTEBOOKS, ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
 from lesson_stats import LessonStats, lesson_stats  # noqa: E402

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from autograd_lens import backward_passes, retained_bytes
-from conftest import ROOT
+from project import ROOT
 
 LESSON = ROOT / "notebooks" / "04_multi_task_losses.ipynb"
 

@@ -9,7 +9,7 @@ import re
 import nbformat
 import pytest
 
-from conftest import KOREAN_NOTEBOOKS, NOTEBOOKS
+from project import KOREAN_NOTEBOOKS, NOTEBOOKS
 
 MACHINE_SPECIFIC = re.compile(
     r"/tmp/|/root/|/home/|/Users/|[A-Za-z]:\\\\|site-packages|\.venv|ipykernel_\d+"

@@ -1,2 +1,2 @@
-# A package, so that its conftest is imported as browser.conftest and never shadows
-# tests/conftest.py, which other tests import as `conftest`.
+# A package, so that its conftest is imported as browser.conftest, not as a second
+# top-level `conftest` beside the repository's own (conftest.py).

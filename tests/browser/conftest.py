@@ -2,13 +2,13 @@
 real browser, Debian's Chromium (/usr/bin/chromium, or $CHROMIUM) driven by Playwright.
 
 - `jupyterlab`: a JupyterLab server from this venv on 127.0.0.1, a random free port and a
-  token, serving a throwaway copy of notebooks/ (the committed lessons are never opened,
-  so nothing can autosave over them), with its own config, data and runtime folders.
+  token, serving a throwaway copy of the student editions that `make classroom` made
+  (build/classroom/student and build/classroom/ko/student: the lessons without outputs or
+  solutions), with its own config, data and runtime folders.
 - `site`: build/site/html (made by `make site`) served by http.server on 127.0.0.1,
   recording the status of every request the browser makes.
-- `classroom`: build/classroom (made by `make classroom`: the slide decks, the student
-  edition) served the same way. The JupyterLab server also serves a throwaway copy of
-  the student edition, in student/.
+- `classroom`: build/classroom (made by `make classroom`: the slide decks, the guide)
+  served the same way.
 - Screenshots go to test-artifacts/screenshots/ (ignored by git).
 
 Without a browser or a built site these tests skip, except under CI, where they fail.
@@ -28,10 +28,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from .stored_outputs import KOREAN_LESSONS, LESSONS, ROOT, lesson_id, read_lesson, without_outputs
+from .stored_outputs import KOREAN_LESSONS, LESSONS, ROOT, lesson_id
 
 SITE = ROOT / "build" / "site" / "html"
 CLASSROOM = ROOT / "build" / "classroom"
@@ -43,7 +42,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 900}
-HERE = Path(__file__).resolve().parent
 
 
 def unavailable(reason):
@@ -72,13 +70,6 @@ def pytest_generate_tests(metafunc):
     if "site_page" in metafunc.fixturenames:
         pages = site_pages()
         metafunc.parametrize("site_page", pages, ids=[p.removesuffix(".html") for p in pages])
-
-
-def pytest_collection_modifyitems(session, config, items):
-    """Run the browser tests last: they are the slowest, the quick checks come first."""
-    browser = [item for item in items if HERE in Path(str(item.path)).parents]
-    if browser:
-        items[:] = [item for item in items if item not in browser] + browser
 
 
 @pytest.fixture(scope="session")
@@ -177,11 +168,11 @@ class JupyterLab:
             body = response.read()
         return json.loads(body) if body else None
 
-    def lab_url(self, notebook: str, folder: str = "notebooks") -> str:
+    def lab_url(self, notebook: str, folder: str) -> str:
         # ?reset: start from an empty workspace, not the previous test's layout.
         return f"{self.url}/lab/tree/{folder}/{notebook}?reset&token={self.token}"
 
-    def kernel_state(self, notebook: str, folder: str = "notebooks"):
+    def kernel_state(self, notebook: str, folder: str):
         for session in self.api("sessions"):
             if session["path"] == f"{folder}/{notebook}":
                 return session["kernel"]["execution_state"]
@@ -197,15 +188,13 @@ class JupyterLab:
 
 @pytest.fixture(scope="session")
 def jupyterlab(tmp_path_factory):
+    editions = [CLASSROOM / "student", CLASSROOM / "ko" / "student"]
+    if not all(edition.is_dir() for edition in editions):
+        unavailable("no student editions in build/classroom: run `make classroom` first")
     home = tmp_path_factory.mktemp("jupyterlab")
     work = home / "work"
-    shutil.copytree(ROOT / "notebooks", work / "notebooks",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    for lesson in LESSONS + KOREAN_LESSONS:
-        notebook, _ = read_lesson(lesson)
-        nbformat.write(without_outputs(notebook), work / lesson.relative_to(ROOT))
-    if (CLASSROOM / "student").is_dir():  # the student edition, as `make classroom` made it
-        shutil.copytree(CLASSROOM / "student", work / "student",
+    for edition in editions:  # student/ and ko/student/, as `make classroom` made them
+        shutil.copytree(edition, work / edition.relative_to(CLASSROOM),
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
 
     config = home / "config"

@@ -4,7 +4,6 @@ The committed notebook is the reference: a cell that stores a graph (image/svg+x
 show one in JupyterLab and on the site, a cell tagged `raises-exception` that stores an
 error must show that error with its message, and no other cell may show an error.
 """
-import copy
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,16 +55,6 @@ def read_lesson(path: Path):
                 stored.stderr += 1
         cells.append(stored)
     return notebook, cells
-
-
-def without_outputs(notebook):
-    """A copy to run: no stored output, so whatever the browser shows is fresh."""
-    fresh = copy.deepcopy(notebook)
-    for cell in fresh.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-    return fresh
 
 
 def squash(text: str) -> str:

@@ -1,17 +1,26 @@
-"""Each lesson, run as a learner runs it: opened in JupyterLab in a real browser, then
-Run > Restart Kernel and Run All Cells…, confirmed in the dialog.
+"""Each lesson, run as a learner runs it: its student edition (the lesson without outputs
+or solutions, build/classroom/student, `make classroom`) opened in JupyterLab in a real
+browser, then Run > Restart Kernel and Run All Cells…, confirmed in the dialog.
 
-Then, in the page itself: every cell ran; every graph (and plot) that the stored lesson
-has is shown as an image that loaded; every cell tagged `raises-exception` shows its
-stored error, name and message; and no other cell shows an error (or anything on stderr
-that the stored lesson does not have). The lesson runs from a copy with its outputs
-removed, so everything checked was produced by this run.
+Then, in the page itself, against the lesson as stored in notebooks/ (the same cells;
+tests/test_classroom.py checks that): every cell ran; every graph (and plot) that the
+stored lesson has is shown as an image that loaded; every cell tagged `raises-exception`
+shows its stored error, name and message; no other cell shows an error (or anything on
+stderr that the stored lesson does not have); every exercise's check cell says "not
+answered yet". The edition has no outputs, so everything checked was produced by this
+run. In lesson 01, the student then types exercise 1's worked solution into its answer
+cell and runs it and the check cell, which now says "✓ correct".
 """
 import re
+import sys
 import time
 
 from .conftest import fonts_drawing_korean, is_korean_font
-from .stored_outputs import ROOT, lesson_id, read_lesson, squash
+from .stored_outputs import LESSONS, ROOT, lesson_id, read_lesson, squash
+
+sys.path.insert(0, str(ROOT))
+from tools.classroom.editions import CORRECT, UNANSWERED  # noqa: E402
+from tools.classroom.exercises import exercises, lesson_number  # noqa: E402
 
 RUN_TIMEOUT = 600  # seconds for one lesson to run all its cells
 PROMPT_RAN = re.compile(r"\[\d+\]")
@@ -32,7 +41,7 @@ IMAGES_SETTLED = """() => [...document.querySelectorAll('.jp-OutputArea-output i
     .every(image => image.complete)"""
 
 
-def _open(page, jupyterlab, name, cell_count, folder="notebooks"):
+def _open(page, jupyterlab, name, cell_count, folder):
     page.goto(jupyterlab.lab_url(name, folder))
     page.wait_for_function(
         "n => document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell').length === n",
@@ -53,7 +62,7 @@ def _restart_and_run_all(page):
     dialog.wait_for(state="detached")
 
 
-def _wait_until_done(page, jupyterlab, name, folder="notebooks"):
+def _wait_until_done(page, jupyterlab, name, folder):
     """Done when no cell is running ([*]) and the kernel is idle, for 2 s running: Run All
     goes cell by cell, so between two cells there is a moment when neither holds."""
     deadline = time.monotonic() + RUN_TIMEOUT
@@ -76,7 +85,7 @@ def _wait_until_done(page, jupyterlab, name, folder="notebooks"):
     raise AssertionError(f"{name}: Run All did not finish within {RUN_TIMEOUT} s")
 
 
-def _problems(stored_cells, dom_cells):
+def _problems(stored_cells, dom_cells, check_cells, unanswered):
     problems, not_run = [], []
     if len(dom_cells) != len(stored_cells):
         return [f"JupyterLab shows {len(dom_cells)} cells, the notebook has {len(stored_cells)}"]
@@ -113,6 +122,10 @@ def _problems(stored_cells, dom_cells):
         if len(errors) > stored.stderr:
             for error in errors:
                 problems.append(f"{where}: unexpected error output: {squash(error['text'])[:300]!r}")
+        if stored.index in check_cells:
+            verdict = squash(" ".join(output["text"] for output in shown["outputs"]))
+            if unanswered not in verdict:
+                problems.append(f"{where}: the check cell says {verdict[:200]!r}, not {unanswered!r}")
     if not_run:
         problems.append(f"Run All stopped: {len(not_run)} code cells did not run, from cell {not_run[0]} on")
     return problems
@@ -126,17 +139,49 @@ def _screenshot(page, path, selector=None):
     page.screenshot(path=path)
 
 
+def _type_answer(page, answer, check, solution, correct):
+    """Type the solution over the answer cell's stub, as a student would, run the answer
+    cell and the check cell, and return the check cell's verdict."""
+    cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+    editor = cells.nth(answer).locator(".cm-content")
+    editor.scroll_into_view_if_needed()
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    for number, line in enumerate(solution):
+        if number:
+            page.keyboard.press("Enter")
+            page.keyboard.press("Shift+Home")  # drop the editor's automatic indent
+            page.keyboard.press("Delete")
+        page.keyboard.type(line)
+    typed = editor.inner_text()
+    assert squash(typed) == squash("\n".join(solution)), f"typed {typed!r}"
+    page.keyboard.press("Shift+Enter")  # runs the answer cell, selects the check cell
+    page.keyboard.press("Shift+Enter")  # runs the check cell
+    page.wait_for_function(
+        """([index, correct]) => {
+            const area = document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell')[index]
+                .querySelector('.jp-OutputArea');
+            return area && area.innerText.includes(correct);
+        }""", arg=[check, correct], timeout=60_000)
+    cells.nth(answer).scroll_into_view_if_needed()
+    return squash(" ".join(cells.nth(check).locator(".jp-OutputArea-output").all_inner_texts()))
+
+
 def test_lesson_runs_in_jupyterlab(lesson, jupyterlab, page, screenshots):
-    _, stored_cells = read_lesson(lesson)
-    name, folder, shot = lesson.name, str(lesson.parent.relative_to(ROOT)), lesson_id(lesson)
-    korean_fonts = None
+    notebook, stored_cells = read_lesson(lesson)
+    korean = lesson.parent.name == "ko"
+    found = exercises(notebook, lesson_number(lesson))
+    name, shot = lesson.name, lesson_id(lesson)
+    folder = "ko/student" if korean else "student"
+    korean_fonts, verdict = None, None
     try:
         _open(page, jupyterlab, name, len(stored_cells), folder)
         _restart_and_run_all(page)
         _wait_until_done(page, jupyterlab, name, folder)
         page.wait_for_function(IMAGES_SETTLED)
         dom_cells = page.evaluate(CELLS_IN_DOM)
-        if folder.endswith("ko"):  # the Korean edition: its text drawn in a Korean font
+        if korean:  # the Korean edition: its text drawn in a Korean font
             korean_fonts = fonts_drawing_korean(page, ".jp-Notebook")
             _screenshot(page, screenshots / f"lab-{shot}-top.png", ".jp-Notebook .jp-Cell")
         # Pictures for a person to look at: the first graph, and the first expected error.
@@ -145,6 +190,13 @@ def test_lesson_runs_in_jupyterlab(lesson, jupyterlab, page, screenshots):
         if any(cell.expects_error for cell in stored_cells):
             _screenshot(page, screenshots / f"lab-{shot}-error.png",
                         '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+        problems = _problems(stored_cells, dom_cells, {e.check_cell for e in found},
+                             UNANSWERED[1 if korean else 0])
+        if lesson == LESSONS[0] and not problems:  # then the student answers exercise 1
+            first = found[0]
+            verdict = _type_answer(page, first.answer_cell, first.check_cell,
+                                   first.solution.splitlines(), CORRECT[0])
+            page.screenshot(path=screenshots / f"lab-{shot}-answered.png")
     except Exception:
         try:
             page.screenshot(path=screenshots / f"lab-{shot}-failed.png")
@@ -153,9 +205,10 @@ def test_lesson_runs_in_jupyterlab(lesson, jupyterlab, page, screenshots):
         raise
     finally:
         jupyterlab.shutdown_kernels()
-    problems = _problems(stored_cells, dom_cells)
     if korean_fonts is not None:
         text, families = korean_fonts
         if text is None or not any(map(is_korean_font, families)):
             problems.append(f"Korean text {text!r} drawn with {families}, not a Korean font")
+    if verdict is not None and not verdict.startswith(CORRECT[0]):
+        problems.append(f"exercise 1, answered in the page: {verdict[:200]!r}")
     assert not problems, f"{folder}/{name} in JupyterLab:\n" + "\n".join(problems)

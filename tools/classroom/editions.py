@@ -5,7 +5,8 @@
   solutions) removed: "Run All" in a fresh kernel goes to the end, every check cell says
   "not answered yet".
 - teacher/NN_name.ipynb: each answer cell's `answer = None` line replaced by its worked
-  solution, then run top to bottom in a fresh kernel (nbclient, from the teacher folder),
+  solution, then run top to bottom in a fresh kernel (nbclient, from the teacher folder;
+  the lessons side by side, one kernel per core),
   so that it is stored with the outputs of "Restart & Run All" and each check cell shows
   "✓ correct"; building it fails otherwise. The answer cells keep their `classroom`
   metadata, so that a tool (the slides) can tell them apart.
@@ -15,7 +16,9 @@ Everything else in a cell (tags such as `raises-exception`, ids) is kept as it i
 from __future__ import annotations
 
 import copy
+import os
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -93,19 +96,26 @@ def build_student(lessons: list[Path], folder: Path) -> list[Path]:
     return written
 
 
+def _teacher_notebook(path: Path, folder: Path):
+    """Run one lesson's teacher edition; fail unless every check cell says correct."""
+    lesson = lesson_number(path)
+    source = nbformat.read(path, as_version=4)
+    notebook = execute(teacher_edition(source, lesson), folder)
+    wrong = {k: text for k, text in verdicts(notebook, exercises(source, lesson)).items()
+             if not text.startswith(CORRECT)}
+    if wrong:
+        raise RuntimeError(f"{path.name}: a worked solution is not correct: {wrong}")
+    nbformat.write(notebook, folder / path.name)
+    return folder / path.name
+
+
 def build_teacher(lessons: list[Path], folder: Path) -> list[Path]:
+    """The lessons' teacher editions, run side by side, one kernel per core."""
     folder.mkdir(parents=True, exist_ok=True)
     copy_folder_settings(lessons, folder)
-    written = []
-    for path in lessons:
-        lesson = lesson_number(path)
-        source = nbformat.read(path, as_version=4)
-        notebook = execute(teacher_edition(source, lesson), folder)
-        wrong = {k: text for k, text in verdicts(notebook, exercises(source, lesson)).items()
-                 if not text.startswith(CORRECT)}
-        if wrong:
-            raise RuntimeError(f"{path.name}: a worked solution is not correct: {wrong}")
-        nbformat.write(notebook, folder / path.name)
-        written.append(folder / path.name)
-        print(f"teacher edition: ran {path.relative_to(path.parents[1])}", flush=True)
-    return written
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        runs = [pool.submit(_teacher_notebook, path, folder) for path in lessons]
+        for path, run in zip(lessons, runs):
+            run.result()  # raises what the run raised
+            print(f"teacher edition: ran {path.relative_to(path.parents[1])}", flush=True)
+    return [folder / path.name for path in lessons]

@@ -1,3 +1,4 @@
+"""Where the project's lessons are, for the tests (`from project import ROOT, NOTEBOOKS`)."""
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
