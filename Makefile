@@ -164,10 +164,12 @@ figures: setup
 stats:
 	$(PYTHON) tools/lesson_stats.py
 
-# Benchmarks, not tests: what autograd_lens.explain costs on a small training loop, and
-# how long the lens takes to read graphs of 100 to 20,000 nodes next to torchviz's make_dot.
+# Benchmarks, not tests: what autograd_lens.explain, memory_timeline and backward_replay
+# cost on a training step, and how long the lens takes to read graphs of 100 to 20,000
+# nodes next to torchviz's make_dot.
 bench: setup
 	$(BIN)/python tools/bench_explain.py
+	$(BIN)/python tools/bench_memory.py
 	$(BIN)/python tools/bench_lens.py
 
 # The lessons' nbval run against its floor (kernel start + imports); see the script.

@@ -39,6 +39,7 @@ def work_unit(nodeid: str) -> str:
     return nodeid
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: unknown when xdist is not loaded
 def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 

@@ -8,8 +8,9 @@ import autograd_lens
 
 # By module name: `autograd_lens.draw` is the function, the package imports it over its module.
 MODULES = [importlib.import_module(f"autograd_lens.{name}")
-           for name in ("graph", "saved", "shared", "draw")]
-PUBLIC = ["draw", "saved_tensors", "retained_bytes", "shared_nodes", "GraphView"]
+           for name in ("graph", "saved", "shared", "draw", "memory", "replay")]
+PUBLIC = ["draw", "saved_tensors", "retained_bytes", "shared_nodes", "GraphView",
+          "memory_timeline", "backward_replay"]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -5,7 +5,9 @@ To make it, this runs the lesson's code cells in order as "Run All" does (a cell
 tagged `raises-exception` may raise; IPython's %magics are skipped), and saves the
 value of the tagged cell as figures/<name>.dot, .svg and .png. The README's picture
 of `overview` is saved in the same way; it comes from tools/overview_figure.py, whose
-model is built in code rather than in a lesson.
+model is built in code rather than in a lesson. The README's picture of `memory_timeline`
+(tools/memory_figure.py) is a plot: figures/memory_two_losses.svg, with its data as text
+in figures/memory_two_losses.txt.
 
     python tools/make_figures.py          # write every figure
     tests/test_figures.py                 # fails when a committed .dot is stale
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 
+import memory_figure
 import overview_figure
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +87,8 @@ def main():
         for suffix in (".dot", ".svg", ".png"):
             view.save(FIGURES / f"{name}{suffix}")
         print(f"wrote figures/{name}.dot, .svg and .png")
+    memory_figure.save(memory_figure.timelines(), FIGURES)
+    print(f"wrote figures/{memory_figure.NAME}.svg and .txt")
 
 
 if __name__ == "__main__":

@@ -7,16 +7,23 @@
 - overview(*outputs, params=...): a big graph drawn as one box per block of the model;
 - backward_passes(module): a with-block that counts the backward passes computing
   gradients for the module's parameters;
+- memory_timeline(): a with-block that records the bytes PyTorch's allocator holds over
+  the code inside it, phase by phase (forward, each backward call, optimizer steps);
+- backward_replay(*outputs): runs the backward pass once and shows it node by node: what
+  each node let go of and the bytes held after it (the one function that runs something);
 - explain(): a with-block (or `python -m autograd_lens.explain script.py`) that adds to
   autograd's freed-buffer and in-place errors a note on their cause.
 """
 from .counting import BackwardPasses, backward_passes
 from .draw import GraphView, draw
 from .explain import explain
+from .memory import MemoryTimeline, memory_timeline
 from .overview import Overview, overview
+from .replay import BackwardReplay, backward_replay
 from .saved import SavedTensorTable, retained_bytes, saved_tensors
 from .shared import shared_nodes
 
 __all__ = ["draw", "GraphView", "saved_tensors", "SavedTensorTable", "retained_bytes",
-           "shared_nodes", "overview", "Overview", "backward_passes", "BackwardPasses", "explain"]
+           "shared_nodes", "overview", "Overview", "backward_passes", "BackwardPasses", "explain",
+           "memory_timeline", "MemoryTimeline", "backward_replay", "BackwardReplay"]
 __version__ = "0.1.0"

@@ -282,6 +282,13 @@ def _storage_key(storage):
     return storage.data_ptr() or ("no data", getattr(storage, "_cdata", id(storage)))
 
 
+def storage_objects(tensor: torch.Tensor) -> list:
+    """The storages holding `tensor`'s data: one, or a sparse tensor's two or three. Each
+    lives as long as its memory does (weakref.finalize on one says when the memory goes).
+    Raises UnreadableStorage as storages() does."""
+    return [part.untyped_storage() for part in _parts(tensor)]
+
+
 def storages(tensor: torch.Tensor) -> list:
     """[(key, bytes)] of the storages holding `tensor`'s data; one for an ordinary tensor,
     two or three for a sparse one. Raises UnreadableStorage for one whose memory PyTorch

@@ -1,0 +1,54 @@
+"""`MemoryTimeline.plot`: bytes held over a block, phases shaded, the peak marked."""
+from .memory import format_bytes
+
+# One colour per kind of phase; repeated phases (backward #1, #2) alternate two shades.
+PHASE_COLOURS = {"forward": "#dbe9f6", "other": "#f0f0f0", "optimizer step": "#e5f5e0",
+                 "zero_grad": "#f2f2f2"}
+BACKWARD_COLOURS = ("#fde0c5", "#fcc5c0")
+
+
+def _unit(top: int):
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if top >= size:
+            return unit, size
+    return "bytes", 1
+
+
+def _colour(name: str) -> str:
+    if name.startswith("backward #"):
+        return BACKWARD_COLOURS[(int(name.split("#")[1]) - 1) % 2]
+    return PHASE_COLOURS.get(name, "#f0f0f0")
+
+
+def plot(timeline, ax=None, title=None):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.2))
+    events = timeline.events
+    unit, size = _unit(max(abs(e.level) for e in events) or 1)
+    # The level before the first event is 0: the level at entry.
+    xs = [0] + [e.index + 1 for e in events]
+    ys = [0] + [e.level / size for e in events]
+    ax.step(xs, ys, where="post", color="black", linewidth=1.2)
+    top = max(ys)
+    for phase in timeline.phases:
+        ax.axvspan(phase.first + 0.5, phase.last + 1.5, color=_colour(phase.name), zorder=0)
+        if phase.last - phase.first < 2:
+            continue  # too narrow to name
+        # named at the top of its band (x: the data's, y: a fraction of the axes' height)
+        ax.text((phase.first + phase.last) / 2 + 1, 0.97, phase.name, ha="center", va="top",
+                fontsize=8, clip_on=True, transform=ax.get_xaxis_transform())
+    peak = timeline.peak
+    if peak.event is not None:
+        x, y = peak.event.index + 1, peak.bytes / size
+        ax.plot([x], [y], "o", color="crimson")
+        ax.annotate(f"peak {format_bytes(peak.bytes)}", (x, y), xytext=(7, 3),
+                    textcoords="offset points", color="crimson", fontsize=9)
+    ax.set_ylim(min(0, min(ys)) * 1.1, top * 1.25 if top > 0 else 1)
+    ax.set_xlim(0, len(events) + 1)
+    ax.set_xlabel("allocations and frees, in order")
+    ax.set_ylabel(f"{unit} above the level at entry")
+    if title:
+        ax.set_title(title)
+    return ax
