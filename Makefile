@@ -71,9 +71,10 @@ PYTEST := $(ONE_THREAD) $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --no-loadsc
 
 # The quick loop while you work, about a minute: the library's tests, the exercises'
 # checkers, notebook hygiene, the Korean edition's sync check. Nothing is run in a
-# kernel or a browser, and nothing under build/ is read (so nothing needs building).
+# kernel, a browser or a script subprocess (the explain runner and its real cases: make
+# test), and nothing under build/ is read (so nothing needs building).
 check: setup
-	$(PYTEST) tests -m "not kernel and not browser and not build" $(PYTEST_ARGS)
+	$(PYTEST) tests -m "not kernel and not browser and not build and not scripts" $(PYTEST_ARGS)
 
 # Everything, as CI runs it. The browser tests (tests/browser) need Chromium and the
 # built site; without them they are skipped on a reader's machine and fail under CI.

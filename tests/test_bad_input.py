@@ -3,10 +3,14 @@ import numpy as np
 import pytest
 import torch
 
-from autograd_lens import draw, retained_bytes, saved_tensors, shared_nodes
+from autograd_lens import draw, overview, retained_bytes, saved_tensors, shared_nodes
 from graphs import seed_graph
 
 FUNCTIONS = [draw, saved_tensors, retained_bytes]
+# Every function that takes params=, each called on one output (shared_nodes on two).
+WITH_PARAMS = {"draw": draw, "saved_tensors": saved_tensors, "retained_bytes": retained_bytes,
+               "overview": overview,
+               "shared_nodes": lambda loss, params: shared_nodes(loss, loss * 2, params=params)}
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
@@ -54,6 +58,31 @@ def test_bad_params(params):
     (d, _), _ = seed_graph()
     with pytest.raises(TypeError, match="params must map"):
         draw(d, params=params)
+
+
+@pytest.mark.parametrize("name", WITH_PARAMS)
+def test_params_may_be_the_model_itself(name):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1))
+    loss = model(torch.ones(4, 2)).sum()
+    function = WITH_PARAMS[name]
+    as_model = function(loss, params=model)
+    as_dict = function(loss, params=dict(model.named_parameters()))
+    assert repr(as_model) == repr(as_dict)
+    if name in ("draw", "overview"):
+        assert as_model.source == as_dict.source
+    if name == "draw":
+        assert "0.weight" in repr(as_model)
+
+
+@pytest.mark.parametrize("name", WITH_PARAMS)
+def test_params_as_model_parameters_says_what_to_pass(name):
+    model = torch.nn.Linear(3, 3)  # a 3x3 weight: dict() of it fails, or reads rows as pairs
+    loss = model(torch.ones(1, 3)).sum()
+    with pytest.raises(TypeError, match=r"params got tensors without names "
+                                        r"\(model.parameters\(\), say\): pass the model "
+                                        r"itself, params=model, or dict\(model.named_parameters"):
+        WITH_PARAMS[name](loss, params=model.parameters())
 
 
 def test_named_parameters_generator_is_accepted():

@@ -9,6 +9,7 @@ from torchviz import make_dot
 
 from autograd_lens import draw
 from graphs import ALL, seed_graph, two_heads
+from lookalikes import gpt2_loss
 
 HERE = Path(__file__).resolve().parent
 
@@ -137,3 +138,17 @@ def test_tensors_packed_by_a_hook_are_drawn_as_such_and_never_unpacked():
     assert "saved tensor packed by a hook" in view.source and "<svg" in view.svg()
     assert unpacked == []
     assert "packed" not in seed_view().source and "packed" not in repr(seed_view())
+
+
+def test_a_long_summary_is_cut_in_its_repr():
+    # A GPT-2-sized graph: its summary is 480 lines; a terminal gets the first 30 nodes.
+    loss, model = gpt2_loss()
+    view = draw(loss, params=model)
+    lines = repr(view).splitlines()
+    assert len(view.summary.splitlines()) == 1 + 479
+    assert len(lines) == 1 + 30 + 1
+    assert lines[0] == view.summary.splitlines()[0]
+    assert lines[1:31] == view.summary.splitlines()[1:31]
+    assert lines[-1] == "  ... 449 more nodes left out: print(draw(...).summary) shows all 479"
+    assert view._repr_mimebundle_()["text/plain"] == repr(view)
+    assert repr(seed_view()) == seed_view().summary  # a short one is shown whole

@@ -125,15 +125,19 @@ def test_retained_bytes_under_checkpoint():
     stem, segment, x = segment_model()
     loss = checkpoint(segment, stem(x), use_reentrant=False).pow(2).sum()
     assert retained_bytes(loss) == FLOAT32 * 4 * (8 + 8)
-    # use_reentrant=True saves the segment's input the ordinary way: it counts.
+    # use_reentrant=True saves the segment's input the ordinary way: it counts. So does
+    # the CPU RNG state it keeps on ctx (ctx.fwd_cpu_state), to replay dropout.
     stem, segment, x = segment_model()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         loss = checkpoint(segment, stem(x), use_reentrant=True).pow(2).sum()
     rows = saved_tensors(loss)
-    assert [(r.node, r.state, r.shape) for r in rows if r.node == "CheckpointFunctionBackward"] \
-        == [("CheckpointFunctionBackward", "live", (4, 8))]
-    assert retained_bytes(loss) == FLOAT32 * 4 * (8 + 8 + 8)
+    rng_state = torch.get_rng_state()
+    assert [(r.node, r.attribute, r.state, r.shape) for r in rows
+            if r.node == "CheckpointFunctionBackward"] == [
+        ("CheckpointFunctionBackward", "saved_tensors[0]", "live", (4, 8)),
+        ("CheckpointFunctionBackward", "ctx.fwd_cpu_state", "kept on ctx", rng_state.shape)]
+    assert retained_bytes(loss) == FLOAT32 * 4 * (8 + 8 + 8) + rng_state.nbytes
 
 
 class CountingSaveOnCpu(torch.autograd.graph.save_on_cpu):

@@ -1,8 +1,8 @@
 """Odd tensors and graphs: each works, or raises an error saying what is not supported.
 
 Sparse (COO and CSR) leaves and intermediates, complex dtypes, the meta device, a custom
-autograd.Function that keeps non-tensors, a torch.compile'd module's backward node, and
-torch.func transforms.
+autograd.Function that keeps non-tensors, one that keeps tensors as plain ctx attributes,
+a torch.compile'd module's backward node, and torch.func transforms.
 """
 import warnings
 
@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from autograd_lens import draw, retained_bytes, saved_tensors, shared_nodes
+from autograd_lens import draw, overview, retained_bytes, saved_tensors, shared_nodes
 
 FLOAT32, INT64 = 4, 8
 LENS = [draw, saved_tensors, retained_bytes]
@@ -170,6 +170,55 @@ def test_custom_function_that_keeps_non_tensors():
     assert torch.allclose(w.grad, 3 * h.detach())
 
 
+class KeepOnCtx(torch.autograd.Function):
+    """Saves x with save_for_backward, but keeps its other tensors as plain ctx attributes:
+    one alone, one in a tuple beside a string, one in a dict, and a weight."""
+
+    @staticmethod
+    def forward(ctx, x, scale, weight):
+        ctx.save_for_backward(x)
+        ctx.scale = scale
+        ctx.pair = (scale * 2, "not a tensor")
+        ctx.cache = {"offset": torch.full((3,), 0.5)}
+        ctx.weight, ctx.factor = weight, 3.0
+        return x * scale * weight
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * ctx.scale * ctx.weight, None, grad * x * ctx.scale
+
+
+def test_tensors_kept_as_ctx_attributes_are_rows_of_their_own_and_count():
+    torch.manual_seed(0)
+    x, weight = torch.randn(4, requires_grad=True), torch.randn(4, requires_grad=True)
+    h, scale = x.exp(), torch.randn(4)
+    y = KeepOnCtx.apply(h, scale, weight).sum()
+    assert rows_of(y, params={"weight": weight}) == [
+        ("KeepOnCtxBackward", "saved_tensors[0]", (4,), torch.float32, False, "live"),
+        ("KeepOnCtxBackward", "ctx.scale", (4,), torch.float32, False, "kept on ctx"),
+        ("KeepOnCtxBackward", "ctx.pair[0]", (4,), torch.float32, False, "kept on ctx"),
+        ("KeepOnCtxBackward", "ctx.cache['offset']", (3,), torch.float32, False, "kept on ctx"),
+        ("KeepOnCtxBackward", "ctx.weight", (4,), torch.float32, True, "kept on ctx"),
+        ("ExpBackward0", "result", (4,), torch.float32, False, "live"),
+    ]
+    table = saved_tensors(y, params={"weight": weight})
+    assert "ctx.weight = weight  (4,)   float32  16     yes   kept on ctx" in repr(table)
+    # Before, only h counted (16 bytes). The weight is a leaf: left out unless asked for.
+    on_ctx = [table[2].tensor, table[3].tensor]  # scale * 2, the offsets: made in forward
+    assert retained_bytes(y) == storage_bytes(h, scale, *on_ctx) == 16 + 16 + 16 + 12
+    assert retained_bytes(y, include_leaves=True) == storage_bytes(h, scale, *on_ctx, weight)
+    view = draw(y)
+    assert 'label="ctx.scale\n(4)\nkept on ctx"' in view.source
+    assert "tensor kept on ctx:" in view.source  # its legend entry
+    # Backward frees what save_for_backward saved; the ctx attributes stay with the node.
+    y.backward()
+    after = saved_tensors(y)
+    assert [r.state for r in after] == ["freed"] + ["kept on ctx"] * 4 + ["freed"]
+    assert retained_bytes(y) == storage_bytes(scale, *on_ctx) == 44
+    assert "<svg" in draw(y).svg()
+
+
 # torch.compile: the compiled region is one custom-Function node, CompiledFunctionBackward.
 
 @pytest.fixture
@@ -194,6 +243,11 @@ def test_torch_compile_backward_node(compiled_loss):
                for r in rows)
     assert retained_bytes(loss) >= storage_bytes(x)
     assert "CompiledFunctionBackward" in repr(draw(loss))
+    # overview: one box, named after the compiled model, and a note that says why.
+    view = overview(loss, params=model)
+    assert [(b.name, b.nodes, b.params) for b in view.blocks] == [
+        ("Sequential (compiled)", 2, 4)]
+    assert "each compiled region one backward node (CompiledFunctionBackward)" in repr(view)
     assert_drawn_before_and_after_backward(loss)
     assert all(p.grad is not None for p in model.parameters())
 

@@ -2,8 +2,10 @@
 
 The models are built here (nothing downloaded): a ResNet-like network of residual conv
 blocks with BatchNorm, and a 12-layer nn.TransformerEncoder of small width, with one
-head or two. "Fits on a screen" means a 1920x1080 px screen at 96 dpi, that is
-1440x810 pt, with the picture at its natural scale (Graphviz did not shrink it).
+head or two; tests/lookalikes.py has small models with the module names of torchvision's
+ViT and MobileNetV3-small and of GPT-2. "Fits on a screen" means a 1920x1080 px screen
+at 96 dpi, that is 1440x810 pt, with the picture at its natural scale (Graphviz did not
+shrink it).
 """
 import doctest
 import importlib
@@ -18,9 +20,10 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from autograd_lens import draw, overview, retained_bytes
-from autograd_lens.overview import _forward_order, _inputs_first
+from autograd_lens.overview import _block_name, _forward_order, _inputs_first
 from autograd_lens.graph import walk
 from graphs import Counts, counting_hooks
+from lookalikes import gpt2_loss, mobilenet_loss, vit_loss
 
 HERE = Path(__file__).resolve().parent
 SCREEN_PT = (1440, 810)  # 1920x1080 px at 96 dpi; 1 pt = 1/72 inch
@@ -172,7 +175,7 @@ def test_freed_and_shared_blocks_stay_visible():
     assert "color=red" not in before.source and "freed" not in before.source
     assert "0 freed, 675.4 kB kept alive" in repr(before)
     assert "168 hold saved tensors, 168 freed" in repr(after)
-    assert "nodes shared by loss1, loss2" in repr(after)
+    assert "all nodes run by the backward passes of loss1 and loss2" in repr(after)
 
 
 def test_summary_of_a_small_model():
@@ -247,9 +250,14 @@ def test_saves_like_draw(tmp_path):
 
 def test_bad_input_says_what_to_do():
     (loss,), model = transformer_losses()
-    for params in (None, {}):
-        with pytest.raises(ValueError, match=r"pass params=dict\(model.named_parameters"):
+    for params in (None, {}, nn.ReLU()):
+        with pytest.raises(ValueError, match=r"pass params=dict\(model.named_parameters\(\)\), "
+                                             r"or the model itself"):
             overview(loss, params=params)
+    with pytest.raises(TypeError, match=r"tensors without names \(model.parameters\(\), say\)"):
+        overview(loss, params=model.parameters())
+    with pytest.raises(TypeError, match="fit must be True"):
+        overview(loss, params=model, fit="yes")
     with pytest.raises(ValueError, match="depth must be a whole number"):
         overview(loss, params=dict(model.named_parameters()), depth=0)
     with pytest.raises(ValueError, match="has no grad_fn"):
@@ -327,3 +335,159 @@ def test_a_graph_built_in_two_threads_is_ordered_by_its_edges():
     thread.join()
     view = overview(built["loss"], params=dict(linear.named_parameters()))
     assert "7 nodes in 1 box," in str(view)
+
+
+# Names numbered inside a part, too tall a picture, totals, wording, compiled models.
+
+@pytest.mark.parametrize("module, block", [
+    ("encoder.layers.encoder_layer_11.mlp.0", "encoder.layers.encoder_layer_11"),  # ViT
+    ("transformer.h.3.attn.c_attn", "transformer.h.3"),  # GPT-2
+    ("stack.layer_3.conv", "stack.layer_3"),
+    ("blocks.block3.conv1", "blocks.block3"),
+    ("layer2.0.downsample.0", "layer2.0"),  # ResNet: a stage, then its numbered blocks
+    ("features.1.0.attn", "features.1"),  # a whole number first: cut there, as before
+    ("conv1", "conv1"), ("head.fc", "head"),
+])
+def test_a_block_is_cut_where_a_number_sits_in_a_name_part(module, block):
+    assert _block_name(module, None) == block
+
+
+def test_vit_s_numbered_layer_names_fold():
+    # torchvision's ViT names its layers encoder.layers.encoder_layer_0 ... _11. Before,
+    # each layer's mlp.0 and mlp.3 were boxes of their own: 28 boxes, 4,315 pt wide.
+    loss, model = vit_loss()
+    view = overview(loss, params=model)
+    assert [(b.name, b.repeats) for b in view.blocks] == [
+        ("conv_proj", 1), ("encoder", 1), ("(top level)", 1),
+        ("encoder.layers.encoder_layer_0-10", 11), ("encoder.layers.encoder_layer_11", 1),
+        ("heads", 1)]
+    assert view.blocks[3].params == 11 * 12 and view.depth is None
+    width, height, _ = svg_size(view)
+    assert width <= SCREEN_PT[0] and height <= SCREEN_PT[1], (width, height)  # 974x250 pt
+
+
+def test_a_picture_too_tall_for_the_screen_is_drawn_coarser():
+    # MobileNetV3-small: 15 distinct blocks, one under the other, 947 pt tall by default.
+    loss, model = mobilenet_loss()
+    default = overview(loss, params=model, fit=False)
+    assert len(default.blocks) == 15 and svg_size(default)[1] > SCREEN_PT[1]
+    view = overview(loss, params=model)
+    assert view.depth == 1 and [b.name for b in view.blocks] == ["features", "classifier"]
+    width, height, _ = svg_size(view)
+    assert width <= SCREEN_PT[0] and height <= SCREEN_PT[1], (width, height)
+    assert repr(view).splitlines()[1] == (
+        "note: drawn at depth=1, so that the picture fits a 1920x1080 screen (1440x810 pt): "
+        f"the default view, 15 boxes, would be {svg_size(default)[0]:.0f}x"
+        f"{svg_size(default)[1]:.0f} pt. overview(..., fit=False) draws the default view.")
+    assert overview(loss, params=model, depth=2).depth == 2  # a depth asked for is kept
+    assert "note:" not in repr(overview(loss, params=model, depth=2))
+    assert sum(b.saved_bytes for b in view.blocks) == retained_bytes(loss, params=model)
+
+
+def test_a_folded_box_says_its_counts_are_totals():
+    (loss,), model = transformer_losses()
+    text = repr(overview(loss, params=model))
+    assert ("encoder.layers.0-11 (12 alike)  in all: 768 nodes, 144 params, 168 hold saved "
+            "tensors; kept alive: 672.0 kB in all, most by BmmBackward0") in text
+    assert "  embed                           3 nodes, 2 params" in text  # one block: no total
+
+
+def test_a_block_named_shared_is_not_read_as_shared_state():
+    torch.manual_seed(0)
+    model = nn.ModuleDict(dict(shared=nn.Linear(4, 8), head1=nn.Linear(8, 1),
+                               head2=nn.Linear(8, 1)))
+    features = torch.relu(model["shared"](torch.randn(3, 4)))
+    loss1, loss2 = model["head1"](features).sum(), model["head2"](features).sum()
+    view = overview(loss1, loss2, params=dict(model.named_parameters(), loss1=loss1,
+                                              loss2=loss2))
+    assert repr(view).splitlines()[1] == (
+        "  shared  3 nodes, 2 params, 2 hold saved tensors; kept alive: 144 B, most by "
+        "ReluBackward0; all nodes run by the backward passes of loss1 and loss2")
+    assert "shared by" not in repr(view) and "shared by" not in view.source
+    assert "run by the backward passes of loss1 and loss2" in view.source
+
+
+class CompiledFunction(torch.autograd.Function):
+    """Stands for the region torch.compile makes (its class has this name, so its node is
+    a CompiledFunctionBackward): one node taking every parameter of the region."""
+
+    @staticmethod
+    def forward(ctx, x, *weights_and_biases):
+        ctx.save_for_backward(x, *weights_and_biases)
+        for k in range(0, len(weights_and_biases), 2):
+            x = torch.tanh(x @ weights_and_biases[k].t() + weights_and_biases[k + 1])
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError  # never run here
+
+
+class OptimizedModule(nn.Module):
+    """torch.compile's wrapper: the model under `_orig_mod`, run as one compiled region."""
+
+    def __init__(self, model):
+        super().__init__()
+        self._orig_mod = model
+
+    def forward(self, x):
+        return CompiledFunction.apply(x, *self._orig_mod.parameters())
+
+
+def test_a_compiled_model_is_one_box_named_after_it():
+    # Before: a "(top level)" box with the compiled node beside one empty box per layer.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh())
+    compiled = OptimizedModule(model)
+    loss = compiled(torch.randn(5, 4)).sum()
+    assert [n for n, _ in compiled.named_parameters()][0] == "_orig_mod.0.weight"
+    note = ("note: torch.compile made each compiled region one backward node "
+            "(CompiledFunctionBackward): the layers inside it are not shown.")
+    for params, name in [(compiled, "Sequential (compiled)"), (model, "Sequential (compiled)"),
+                         (dict(compiled.named_parameters()), "(compiled model)"),
+                         (dict(model.named_parameters()), "(compiled model)")]:
+        view = overview(loss, params=params)
+        assert [(b.name, b.nodes, b.params) for b in view.blocks] == [(name, 2, 4)]
+        assert repr(view).splitlines()[1].startswith(note)
+
+
+def test_a_compiled_submodule_is_named_after_it():
+    torch.manual_seed(0)
+    model = nn.ModuleDict(dict(embed=nn.Linear(4, 8),
+                               encoder=OptimizedModule(nn.Sequential(nn.Linear(8, 8))),
+                               head=nn.Linear(8, 1)))
+    loss = model["head"](model["encoder"](model["embed"](torch.randn(3, 4)).relu())).sum()
+    view = overview(loss, params=model)
+    assert [(b.name, b.nodes, b.params) for b in view.blocks] == [
+        ("embed", 3, 2), ("encoder (compiled)", 1, 2), ("head", 3, 2)]
+
+
+def test_params_may_be_the_model():
+    (loss,), model = transformer_losses()
+    assert overview(loss, params=model).source == \
+        overview(loss, params=dict(model.named_parameters())).source
+
+
+def test_frozen_weights_count_in_no_box():
+    loss, model = gpt2_loss(freeze_embeddings=True)
+    view = overview(loss, params=model)
+    assert sum(b.saved_bytes for b in view.blocks) == retained_bytes(loss, params=model) \
+        < retained_bytes(loss)
+
+
+def test_a_long_text_form_is_cut():
+    loss, model = vit_loss()
+    view = overview(loss, params=model, depth=5)
+    assert len(view.blocks) == 77
+    lines = repr(view).splitlines()
+    assert len(lines) == 1 + 30 + 1
+    assert lines[-1] == "  ... 47 more boxes left out: print(overview(...).summary) shows all 77"
+    assert len(view.summary.splitlines()) == 1 + 77
+    assert view._repr_mimebundle_()["text/plain"] == repr(view)
+
+
+def test_without_graphviz_the_default_view_is_kept(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` to measure the picture with
+    loss, model = mobilenet_loss()
+    view = overview(loss, params=model)
+    assert view.depth is None and len(view.blocks) == 15 and "note:" not in repr(view)

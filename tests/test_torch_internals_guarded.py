@@ -209,3 +209,17 @@ def test_real_saved_tensors_expose_what_the_lens_reads():
     raw = y.grad_fn._raw_saved_result
     assert raw.unpack_hook is None and torch.equal(raw.data, y.detach())
     assert y.grad_fn.next_functions[0][0].variable is x
+
+
+def test_a_custom_node_whose_ctx_attributes_cannot_be_read(monkeypatch):
+    class SlottedNode:  # a custom-Function node without an instance __dict__
+        __slots__ = ()
+        next_functions = ()
+        _raw_saved_tensors = saved_tensors = ()  # nothing saved with save_for_backward
+
+    monkeypatch.setattr(internals, "_CUSTOM_FUNCTION_NODE", SlottedNode)
+    rows = saved_tensors(output_of(SlottedNode()))
+    assert states(rows) == [("SlottedNode", "ctx", "unknown")]
+    assert "its attributes could not be read (AttributeError" in rows[0].why
+    with pytest.raises(ValueError, match="SlottedNode's saved ctx cannot be read"):
+        retained_bytes(output_of(SlottedNode()))

@@ -11,8 +11,9 @@
   the code inside it, phase by phase (forward, each backward call, optimizer steps);
 - backward_replay(*outputs): runs the backward pass once and shows it node by node: what
   each node let go of and the bytes held after it (the one function that runs something);
-- explain(): a with-block (or `python -m autograd_lens.explain script.py`) that adds to
-  autograd's freed-buffer and in-place errors a note on their cause.
+- explain(): a with-block (or `python -m autograd_lens.explain script.py`, or
+  `%load_ext autograd_lens` in a notebook) that adds to autograd's freed-buffer and
+  in-place errors a note on their cause.
 """
 from .counting import BackwardPasses, backward_passes
 from .draw import GraphView, draw
@@ -27,3 +28,19 @@ __all__ = ["draw", "GraphView", "saved_tensors", "SavedTensorTable", "retained_b
            "shared_nodes", "overview", "Overview", "backward_passes", "BackwardPasses", "explain",
            "memory_timeline", "MemoryTimeline", "backward_replay", "BackwardReplay"]
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython):
+    """`%load_ext autograd_lens`: explain() on for every cell of this kernel."""
+    from .explain import turn_on
+
+    turn_on()
+    print("autograd_lens: explain() is on for every cell; `%unload_ext autograd_lens` turns it off.")
+
+
+def unload_ipython_extension(ipython):
+    """`%unload_ext autograd_lens`: explain() off again."""
+    from .explain import turn_off
+
+    if turn_off():
+        print("autograd_lens: explain() is off.")

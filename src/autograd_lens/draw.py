@@ -5,7 +5,9 @@ Colours (torchviz's, plus ours for freed, modified and shared):
   has freed the tensors it saved;
 - light blue: a leaf tensor that requires grad (backward fills its `.grad`);
 - green: an output you passed in;
-- orange: a tensor a backward node saved for its gradient formula;
+- orange: a tensor a backward node saved for its gradient formula; with a bold border,
+  a tensor a custom autograd.Function keeps as a plain ctx attribute (backward does not
+  free it);
 - white dashed: a saved tensor that backward has freed;
 - pink dashed: a saved tensor modified in place after it was saved (a backward
   through its node fails);
@@ -23,7 +25,7 @@ import graphviz
 import torch
 from torchviz.dot import resize_graph
 
-from .graph import Graph, Names, _shape, walk
+from .graph import Graph, Names, _shape, shorten, walk
 
 # torchviz's node style, so that our drawings look like make_dot's.
 NODE_STYLE = dict(style="filled", shape="box", align="left", fontsize="10",
@@ -34,6 +36,7 @@ SHARED = dict(fillcolor="thistle")
 LEAF = dict(fillcolor="lightblue")
 OUTPUT = dict(fillcolor="darkolivegreen1")
 SAVED = dict(fillcolor="orange")
+SAVED_ON_CTX = dict(fillcolor="orange", style="filled,bold")
 SAVED_FREED = dict(fillcolor="white", style="filled,dashed", fontcolor="grey40")
 SAVED_MODIFIED = dict(fillcolor="mistyrose", style="filled,dashed", color="red")
 SAVED_PACKED = dict(fillcolor="khaki", style="filled,dashed")
@@ -46,6 +49,7 @@ LEGEND = [
     ("leaf", "leaf: backward fills .grad", LEAF),
     ("output", "output", OUTPUT),
     ("saved", "saved tensor", SAVED),
+    ("saved_ctx", "tensor kept on ctx:\nbackward does not free it", SAVED_ON_CTX),
     ("saved_freed", "saved tensor, freed", SAVED_FREED),
     ("saved_modified", "saved tensor, modified in place:\nbackward through it fails",
      SAVED_MODIFIED),
@@ -67,7 +71,11 @@ def _saved_words(saved):
     return words + (f" {saved.lost}" if saved.lost else f" {_shape(saved.tensor)}")
 
 
-def _summary(graph: Graph) -> str:
+SEE_ALL_NODES = "print(draw(...).summary)"
+
+
+def _summary(graph: Graph) -> list[str]:
+    """The summary's lines: a heading, then a row per node."""
     holding = [n for n in graph.nodes if n.holds_saved_tensors]
     freed = [n for n in holding if n.freed]
     packed = [n for n in holding if n.packed_by_hook]
@@ -97,7 +105,7 @@ def _summary(graph: Graph) -> str:
         if len(node.reached_by) > 1:
             what += " [shared by " + ", ".join(node.reached_by) + "]"
         lines.append(f"  {node.name.ljust(width)}  {what}")
-    return "\n".join(lines)
+    return lines
 
 
 def _saved_box(saved) -> tuple[str, str, dict]:
@@ -112,6 +120,8 @@ def _saved_box(saved) -> tuple[str, str, dict]:
                 "saved_packed", SAVED_PACKED)
     if saved.unknown:
         return f"{title}\nunknown", "unknown", UNKNOWN
+    if saved.kept_on_ctx:
+        return f"{title}\n{_shape(saved.tensor)}\nkept on ctx", "saved_ctx", SAVED_ON_CTX
     return f"{title}\n{_shape(saved.tensor)}", "saved", SAVED
 
 
@@ -171,7 +181,9 @@ class GraphView:
     """A drawn autograd graph: SVG in Jupyter, a short summary as text.
 
     `.source` is the DOT source, the same bytes in every run for the same code.
-    `.summary` (also `repr()`) lists the nodes, what each saved and whether freed.
+    `.summary` lists the nodes, what each saved and whether freed. `repr()` (what a
+    terminal shows) is the summary, but for a graph of more than 40 nodes only its first
+    30, with a line saying how many it left out: `print(view.summary)` shows them all.
 
     Example::
 
@@ -185,16 +197,26 @@ class GraphView:
         autograd graph of output 0 (): 3 nodes, 1 holds saved tensors, 0 freed
     """
 
+    see_all = SEE_ALL_NODES  # how the line that cuts a long repr says to see it all
+    rows_are = "nodes"  # what the summary's rows stand for
+
     def __init__(self, graph: Graph, show_saved: bool) -> None:
-        self.summary = _summary(graph)
+        self._lines = _summary(graph)
+        self._heading = 1  # lines above the rows, never cut
         self.dot = _dot(graph, show_saved)
+
+    @property
+    def summary(self) -> str:
+        """The whole text summary, however long."""
+        return "\n".join(self._lines)
 
     @property
     def source(self) -> str:
         return self.dot.source
 
     def __repr__(self) -> str:
-        return self.summary
+        head, rows = self._lines[:self._heading], self._lines[self._heading:]
+        return "\n".join(head + shorten(rows, self.rows_are, self.see_all))
 
     def svg(self) -> str:
         """The SVG picture; needs Graphviz's `dot` (raises ExecutableNotFound without)."""
@@ -202,9 +224,9 @@ class GraphView:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         try:
-            return {"image/svg+xml": self.svg(), "text/plain": self.summary}
+            return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
         except graphviz.ExecutableNotFound:
-            return {"text/plain": f"{self.summary}\n\n{INSTALL_NOTE}\n\n{self.source}"}
+            return {"text/plain": f"{self!r}\n\n{INSTALL_NOTE}\n\n{self.source}"}
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the graph to `path`: .svg, .png (both need Graphviz) or .dot.
@@ -237,8 +259,9 @@ def draw(*outputs: torch.Tensor, params: Names | None = None,
          show_saved: bool = True) -> GraphView:
     r"""Draw the autograd graph that reaches `outputs`.
 
-    params: maps names to tensors (e.g. {"a": a} or dict(model.named_parameters()))
-        to label the leaves, outputs and saved tensors they name.
+    params: maps names to tensors (e.g. {"a": a} or dict(model.named_parameters()), or
+        the model itself for its parameters) to label the leaves, outputs and saved
+        tensors they name.
     show_saved: draw each saved tensor as an orange box beside the node holding it.
 
     Never raises because buffers were freed: freed saved tensors are drawn dashed

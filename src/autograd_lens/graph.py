@@ -21,15 +21,33 @@ import torch
 from torch.autograd.graph import Node
 
 from . import internals
-from .internals import (FREED, HIDDEN, LIVE, MODIFIED, PACKED, RAW_SAVED_PREFIX,  # noqa: F401
-                        SAVED_PREFIX, UNKNOWN, UnreadableStorage)
+from .internals import (FREED, HIDDEN, KEPT_ON_CTX, LIVE, MODIFIED, PACKED,  # noqa: F401
+                        RAW_SAVED_PREFIX, SAVED_PREFIX, UNKNOWN, UnreadableStorage)
 
-# What `params=` accepts: a dict of names to tensors, or model.named_parameters().
-Names = Mapping[str, torch.Tensor] | Iterable[tuple[str, torch.Tensor]]
+# What `params=` accepts: a dict of names to tensors, model.named_parameters(), or the
+# model itself (an nn.Module: its named parameters).
+Names = Mapping[str, torch.Tensor] | Iterable[tuple[str, torch.Tensor]] | torch.nn.Module
 
 
 def _shape(tensor) -> str:
     return "(" + ", ".join(str(n) for n in tensor.shape) + ")"
+
+
+# A text form (repr) of more than LONGEST_TEXT rows shows its first SHOWN_ROWS and says how
+# many it left out: a GPT-2-sized graph would otherwise print hundreds of lines in a cell.
+LONGEST_TEXT = 40
+SHOWN_ROWS = 30
+
+
+def shorten(rows: list[str], what: str, see_all: str) -> list[str]:
+    """`rows` as a repr shows them: all when there are LONGEST_TEXT or fewer, else the first
+    SHOWN_ROWS and a line like "  ... 450 more nodes left out: print(draw(...).summary)
+    shows all 480"."""
+    if len(rows) <= LONGEST_TEXT:
+        return rows
+    left_out = len(rows) - SHOWN_ROWS
+    return rows[:SHOWN_ROWS] + [
+        f"  ... {left_out} more {what} left out: {see_all} shows all {len(rows)}"]
 
 
 @dataclass
@@ -39,8 +57,11 @@ class SavedTensor:
     Its `state` is "live" (readable), "freed" (by a backward without retain_graph),
     "modified in place" (after it was saved: a backward through its node fails),
     "packed by a hook" (a saved_tensors_hooks pack hook, checkpoint or save_on_cpu holds
-    it; autograd_lens never unpacks it, so only what the pack hook returned is known) or
-    "unknown" (this torch does not expose it; `why` says what was missing).
+    it; autograd_lens never unpacks it, so only what the pack hook returned is known),
+    "unknown" (this torch does not expose it; `why` says what was missing), or "kept on
+    ctx": not saved with ctx.save_for_backward but kept by a custom Function as a plain
+    attribute (`ctx.w = w`, attribute "ctx.w"). Such a tensor is readable, like a live
+    one, and backward does not free it: the node keeps it as long as the node lives.
 
     A row keeps no reference to a packed object or to its hook (keeping checkpoint's
     holders alive would change what checkpoint does), only what was learnt from them.
@@ -58,9 +79,12 @@ class SavedTensor:
     #   seen in it without unpacking (itself if a tensor, or a tuple's or list's items)
     hook_origin: str = ""  # PACKED: where the unpack hook was defined (never called)
     why: str = ""  # UNKNOWN: what could not be read
+    kept_on_ctx: bool = False  # a custom Function's ctx attribute, not a saved tensor
 
     @property
     def state(self) -> str:
+        if self.kept_on_ctx:
+            return KEPT_ON_CTX
         return LIVE if self.lost is None else self.lost
 
     @property
@@ -89,7 +113,7 @@ class SavedTensor:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the live tensor's elements; 0 when it is not live."""
+        """Bytes of the tensor's elements (live or kept on ctx); 0 when it is not readable."""
         return 0 if self.tensor is None else internals.tensor_nbytes(self.tensor)
 
     @property
@@ -193,25 +217,45 @@ def check_outputs(outputs) -> list[torch.Tensor]:
     return checked
 
 
+UNNAMED_TENSORS = ("params got tensors without names (model.parameters(), say): pass the "
+                   "model itself, params=model, or dict(model.named_parameters())")
+
+
 def check_names(names: Names | None) -> dict[str, torch.Tensor]:
-    """`names` maps a name to a tensor, like dict(model.named_parameters())."""
+    """`names` maps a name to a tensor, like dict(model.named_parameters()); a model (an
+    nn.Module) stands for its named parameters."""
     if names is None:
         return {}
+    if isinstance(names, torch.nn.Module):
+        return dict(names.named_parameters())
+    if not isinstance(names, Mapping):
+        try:
+            names = list(names)  # once: a generator cannot be read twice
+        except TypeError:
+            names = None
+        if names is not None and any(isinstance(item, torch.Tensor) for item in names):
+            raise TypeError(UNNAMED_TENSORS)
     try:
         names = dict(names)
     except (TypeError, ValueError):
         raise TypeError(
-            "params must map names to tensors, e.g. {'a': a} or "
-            "dict(model.named_parameters())"
+            "params must map names to tensors, e.g. {'a': a}, dict(model.named_parameters()) "
+            "or the model itself"
         ) from None
     for key, value in names.items():
         if not isinstance(key, str) or not isinstance(value, torch.Tensor):
             raise TypeError(
                 f"params must map str names to tensors; got a {type(key).__name__} key "
                 f"mapped to a {type(value).__name__}: for a model's parameters, pass "
-                "dict(model.named_parameters()), not model.parameters()"
+                "the model itself or dict(model.named_parameters()), not model.parameters()"
             )
     return names
+
+
+def storage_keys(tensors) -> set:
+    """The keys of the storages under `tensors` (those PyTorch shows): what a saved view of
+    one of them shares with it."""
+    return {key for tensor in tensors for key in _storage_keys(tensor)}
 
 
 def _read_saved(fn: Node) -> Iterator[tuple[str, torch.Tensor | None, str | None]]:
@@ -232,9 +276,10 @@ def _storage_keys(tensor) -> set:
 
 
 def _saved_record(node_name, slot, leaf_storages, name_of) -> SavedTensor:
+    readable = slot.state in (LIVE, KEPT_ON_CTX)
     record = SavedTensor(node=node_name, attribute=slot.attribute, tensor=slot.tensor,
-                         is_leaf=False, lost=None if slot.state == LIVE else slot.state,
-                         why=slot.why)
+                         is_leaf=False, lost=None if readable else slot.state, why=slot.why,
+                         kept_on_ctx=slot.state == KEPT_ON_CTX)
     if slot.state == PACKED and slot.packed is not HIDDEN:
         record.packed_as = type(slot.packed).__name__
         record.packed_tensors = internals.tensors_in(slot.packed)
@@ -316,8 +361,9 @@ def walk(outputs, names: Names | None = None, read_saved: bool = True) -> Graph:
         else:
             node.name = kind
         if read_saved and not node.is_leaf:
+            slots = [*internals.saved_slots(node.fn), *internals.ctx_slots(node.fn)]
             node.saved = [_saved_record(node.name, slot, leaf_storages, name_of)
-                          for slot in internals.saved_slots(node.fn)]
+                          for slot in slots]
 
     for name, tensor in names.items():
         if tensor.grad_fn in order and not any(tensor is o for o in outputs):

@@ -10,6 +10,12 @@ None of these reads ever calls a saved tensor's unpack hook
 reading `_saved_<name>` unpacks, so it is read only once its `SavedTensor` has said that
 no hook packed it (`SavedTensor.unpack_hook is None`). A hooked one is reported from what
 `SavedTensor.data` gives without unpacking: the object its pack hook returned.
+
+Two kinds of node keep tensors outside `_raw_saved_*`. A custom torch.autograd.Function's
+node is its ctx, so the tensors forward kept as plain attributes (`ctx.w = w`) are in its
+own `__dict__`: `ctx_slots` reads them. An in-place op on a view gets a CopySlices node
+wrapping the op's node, which torch does not expose to Python: `saved_slots` gives it a
+row marked UNKNOWN, so that nothing counts it as zero.
 """
 from typing import Iterator, NamedTuple
 
@@ -24,6 +30,8 @@ FREED = "freed"  # backward() without retain_graph released it
 MODIFIED = "modified in place"  # changed in place after it was saved (optimizer.step())
 PACKED = "packed by a hook"  # a saved_tensors_hooks pack hook holds it; never unpacked here
 UNKNOWN = "unknown"  # this torch does not let us read it without running anything
+KEPT_ON_CTX = "kept on ctx"  # a custom Function's plain ctx attribute (ctx.w = w): readable,
+#   and backward does not free it: it lives as long as the node does
 
 # Autograd's own error messages say why a saved tensor can no longer be read.
 LOST_BECAUSE = {
@@ -37,13 +45,22 @@ HIDDEN = object()
 # Custom torch.autograd.Function nodes keep ctx.save_for_backward's tensors elsewhere.
 _CUSTOM_FUNCTION_NODE = getattr(torch.autograd.function, "BackwardCFunction", ())
 
+# An in-place op on a view (y[:2].mul_(m)) gets a CopySlices node that wraps the op's own
+# node. This torch gives Python no way to that wrapped node, so what it saved is unseen.
+_COPY_SLICES_NODE = getattr(getattr(torch._C, "_functions", None), "CopySlices", ())
+WRAPPED_OP = "wrapped in-place op"  # the attribute name of the row that stands for it
+WRAPPED_OP_HIDDEN = ("CopySlices wraps the node of an in-place op on a view, such as "
+                     "y[:2].mul_(m), and this torch does not expose that node: what it saved "
+                     "cannot be read, nor whether backward freed it")
+
 
 class Slot(NamedTuple):
     """One saved tensor of one node, read without unpacking anything a hook packed."""
 
-    attribute: str  # the node's name for it: "self", "result", "indices[0]", "saved_tensors[1]"
-    state: str  # LIVE, FREED, MODIFIED, PACKED or UNKNOWN
-    tensor: torch.Tensor | None = None  # the saved tensor itself, only when LIVE
+    attribute: str  # the node's name for it: "self", "result", "indices[0]", "saved_tensors[1]",
+    #   "ctx.w" for a tensor a custom Function keeps on ctx
+    state: str  # LIVE, FREED, MODIFIED, PACKED, UNKNOWN or KEPT_ON_CTX
+    tensor: torch.Tensor | None = None  # the saved tensor itself, only when LIVE or KEPT_ON_CTX
     packed: object = None  # PACKED: what the pack hook returned (HIDDEN if torch hides it)
     hook: object = None  # PACKED: the unpack hook, never called (HIDDEN if not Python)
     why: str = ""  # UNKNOWN: what could not be read
@@ -97,15 +114,28 @@ def _read_value(fn, attribute):
         return None, state, _first_line(error) if state == UNKNOWN else ""
 
 
-def _slots_of_values(attribute, values):
-    """Slots for what `_saved_<attribute>` (or ctx.saved_tensors) handed out, all LIVE."""
-    if isinstance(values, torch.Tensor):
-        yield Slot(attribute, LIVE, tensor=values)
-    elif isinstance(values, (tuple, list)):
-        for i, item in enumerate(values):
+def _named_tensors(name, value, dicts=False):
+    """(name, tensor) for a tensor, or for each tensor item of a tuple or list (and of a
+    dict's values, if `dicts`): one level deep."""
+    if isinstance(value, torch.Tensor):
+        yield name, value
+    elif isinstance(value, (tuple, list)):
+        items = enumerate(value)
+    elif dicts and isinstance(value, dict):
+        items = ((repr(key), item) for key, item in value.items())
+    else:
+        return
+    if not isinstance(value, torch.Tensor):
+        for key, item in items:
             if isinstance(item, torch.Tensor):
-                yield Slot(f"{attribute}[{i}]", LIVE, tensor=item)
-    # None: an optional tensor the formula did not need (e.g. `self` of x * 2)
+                yield f"{name}[{key}]", item
+
+
+def _slots_of_values(attribute, values):
+    """Slots for what `_saved_<attribute>` (or ctx.saved_tensors) handed out, all LIVE.
+    (None: an optional tensor the formula did not need, e.g. `self` of x * 2.)"""
+    for name, tensor in _named_tensors(attribute, values):
+        yield Slot(name, LIVE, tensor=tensor)
 
 
 def _slots_of_raw(attribute, raw, hooks, indexed):
@@ -176,11 +206,14 @@ def saved_slots(fn) -> Iterator[Slot]:
     """Yield a Slot for every tensor the backward node `fn` saved, in a fixed order.
 
     Never calls an unpack hook, and never raises for what torch does not expose: such a
-    tensor gets a Slot marked UNKNOWN, with `why`.
+    tensor gets a Slot marked UNKNOWN, with `why`. (A custom Function's plain ctx
+    attributes are not saved tensors: `ctx_slots` reads them.)
     """
     if isinstance(fn, _CUSTOM_FUNCTION_NODE):
         yield from _saved_of_custom_function(fn)
         return
+    if isinstance(fn, _COPY_SLICES_NODE):  # a row of its own, so that nothing undercounts
+        yield Slot(WRAPPED_OP, UNKNOWN, why=WRAPPED_OP_HIDDEN)
     try:
         names = _raw_saved_names(fn)
     except Exception as error:
@@ -208,6 +241,33 @@ def saved_slots(fn) -> Iterator[Slot]:
             yield from _slots_of_values(attribute, value)
         else:
             yield Slot(attribute, state, why=why)
+
+
+def _slots_on_ctx(name, value) -> Iterator[Slot]:
+    """A ctx attribute's tensors: itself, or the tensors among a tuple's or list's items or
+    a dict's values (one level, as `tensors_in` looks into a packed object)."""
+    for label, tensor in _named_tensors(name, value, dicts=True):
+        yield Slot(label, KEPT_ON_CTX, tensor=tensor)
+
+
+def ctx_slots(fn) -> Iterator[Slot]:
+    """Yield a Slot, KEPT_ON_CTX, for every tensor a custom Function keeps as a plain ctx
+    attribute (`ctx.w = w` in forward, not ctx.save_for_backward), in the order forward
+    set them; nothing for other nodes.
+
+    The node is the ctx itself, so these are its instance attributes: reading them runs
+    nothing. Backward does not free them: they live as long as the node. Tensors held
+    deeper (inside a module, a function's closure, any other object) are not looked for.
+    """
+    if not isinstance(fn, _CUSTOM_FUNCTION_NODE):
+        return
+    try:
+        attributes = dict(object.__getattribute__(fn, "__dict__"))  # no __getattr__ of theirs
+    except Exception as error:
+        yield Slot("ctx", UNKNOWN, why=f"its attributes could not be read ({_first_line(error)})")
+        return
+    for name, value in attributes.items():
+        yield from _slots_on_ctx(f"ctx.{name}", value)
 
 
 def tensors_in(packed) -> list:

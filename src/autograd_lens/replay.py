@@ -161,8 +161,11 @@ def backward_replay(*outputs: torch.Tensor, params: Names | None = None,
     except graphviz.ExecutableNotFound:
         svg = None
     saved_boxes = {node.index: len(node.saved) for node in graph.nodes}
+    # What each node lets go of when it runs: its saved tensors (not a custom Function's
+    # ctx attributes, which backward does not free).
     plan = [(node.fn, node.index, node.name,
-             tuple(_saved_words(s) for s in node.saved)) for node in graph.nodes]
+             tuple(_saved_words(s) for s in node.saved if not s.kept_on_ctx))
+            for node in graph.nodes]
     ran = []       # the drawing's node indices, in the order the engine ran them
     released = []  # (step, bytes) of each saved tensor's storage when it was freed
     finalizers = _follow_saved_storages(graph, ran, released)

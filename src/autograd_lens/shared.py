@@ -9,7 +9,8 @@ def shared_nodes(*outputs: torch.Tensor, params: Names | None = None) -> list[st
 
     These are the nodes whose saved tensors the first backward() frees and the
     second one needs: the reason for retain_graph=True in multi-task training.
-    Leaves (parameters) are included under their names from `params`. Only the
+    Leaves (parameters) are included under their names from `params` (a dict of names to
+    tensors, model.named_parameters(), or the model itself). Only the
     graph's edges are read, not what its nodes saved, so no hook can run.
 
     Example::

@@ -212,3 +212,29 @@ def test_lesson_runs_in_jupyterlab(lesson, jupyterlab, page, screenshots):
     if verdict is not None and not verdict.startswith(CORRECT[0]):
         problems.append(f"exercise 1, answered in the page: {verdict[:200]!r}")
     assert not problems, f"{folder}/{name} in JupyterLab:\n" + "\n".join(problems)
+
+
+def test_load_ext_explains_errors_in_jupyterlab(jupyterlab, page, screenshots):
+    """`%load_ext autograd_lens` in a notebook that a reader runs in JupyterLab: the
+    freed-buffer error of a later cell shows explain's note under the traceback."""
+    import nbformat
+
+    cells = ["%xmode Minimal\nimport torch", "%load_ext autograd_lens",
+             "x = torch.ones(3, requires_grad=True)\ny = x.exp()\n"
+             "y.sum().backward()\ny.sum().backward()"]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    (jupyterlab.root / "scratch").mkdir(exist_ok=True)
+    nbformat.write(notebook, jupyterlab.root / "scratch" / "load_ext.ipynb")
+    try:
+        _open(page, jupyterlab, "load_ext.ipynb", len(cells), "scratch")
+        _restart_and_run_all(page)
+        _wait_until_done(page, jupyterlab, "load_ext.ipynb", "scratch")
+        shown = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").nth(2).inner_text()
+        page.screenshot(path=screenshots / "lab-load-ext.png")
+    finally:
+        jupyterlab.shutdown_kernels()
+    assert "Trying to backward through the graph a second time" in shown, shown
+    assert "autograd_lens.explain: backward() call #2" in squash(shown), shown
+    assert "ExpBackward0 was made at cell In[3], line 2" in squash(shown), shown
