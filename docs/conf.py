@@ -7,7 +7,9 @@ so the site shows the files as they are, with nothing copied by hand:
   links work unchanged: notebooks/NN_*.ipynb are the lesson pages, CONTRIBUTING.md is a
   page, LICENSE a download, figures/*.svg an image.
 - The lessons, notebooks/[0-9]*.ipynb, are rendered from their stored outputs by myst-nb
-  (never executed here), in file-name order, with the book theme's navigation.
+  (never executed here), in file-name order, with the book theme's navigation. Their
+  worked solutions (answer cells' `classroom` metadata) are dropped as they are read: no
+  file of the site holds one (tests/test_classroom.py searches them all).
 - Maths is rendered by MathJax 3 from docs/node_modules (npm, docs/package.json), copied
   into the site's _static/mathjax/, so the site needs no network.
 - For teachers: docs/guide.md, the teacher's guide, is a page (docs/guide.html), and
@@ -191,6 +193,28 @@ def _add_counterpart_link(app, docname, source):
     source[0] = "\n".join(lines[:title + 1] + ["", link, ""] + lines[title + 1:])
 
 
+def _drop_solutions(app, docname, source):
+    """A lesson's answer cells hold the worked solutions in their metadata ("classroom",
+    tools/classroom/exercises.py): drop it as Sphinx reads the lesson, so that no page, no
+    doctree and no notebook myst-nb writes out carries them."""
+    if not re.fullmatch(r"notebooks/(?:ko/)?[0-9]{2}_\w+", docname):
+        return
+    notebook = json.loads(source[0])
+    for cell in notebook["cells"]:
+        cell.get("metadata", {}).pop("classroom", None)
+    source[0] = json.dumps(notebook)
+
+
+def _keep_notebook_copies_out_of_the_site(app):
+    """myst-nb writes each lesson it reads, and its outputs' images, to jupyter_execute/
+    beside the output folder: for the Korean site (html/ko) that is html/, which is served.
+    Move it beside the English one's (build/site/jupyter_execute), out of the site; the
+    pages use their images from _images/."""
+    if KOREAN:
+        folder = Path(app.outdir).parents[1] / "jupyter_execute-ko"
+        app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder))
+
+
 def _add_teacher_links(app, docname, source):
     match = re.fullmatch(r"notebooks/(?:ko/)?(([0-9]{2})_\w+)", docname)
     if not match:
@@ -267,6 +291,8 @@ def setup(app):
     app.connect("source-read", _add_toctree)
     app.connect("source-read", _add_counterpart_link)
     app.connect("source-read", _add_teacher_links)
+    app.connect("source-read", _drop_solutions)
+    app.connect("builder-inited", _keep_notebook_copies_out_of_the_site, priority=900)  # after myst-nb's
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _build_slides)
     app.connect("build-finished", _write_index)

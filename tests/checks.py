@@ -48,9 +48,21 @@ def autograd_left_alone():
 
 
 def stable_id(value) -> str:
-    """A test id from repr(value), the same in every process: no memory address (pytest-xdist
-    refuses to run when its workers' test ids differ), at most 60 characters."""
-    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))[:60]
+    """A test id from repr(value), the same in every process: no memory address, sets in
+    sorted order (pytest-xdist refuses to run when its workers' test ids differ, and a set
+    of strings iterates in a per-process order), at most 60 characters."""
+    return re.sub(r" at 0x[0-9a-f]+", "", _canonical(value))[:60]
+
+
+def _canonical(value) -> str:
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(map(_canonical, value))) + "}" if value else "set()"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_canonical(k)}: {_canonical(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(map(_canonical, value))
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    return repr(value)
 
 
 def every_checker_tests(checks, odd_inputs, sample_answers):

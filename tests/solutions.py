@@ -5,7 +5,7 @@ The tests/test_exercises_lessonNN.py files take their right answers from here, s
 solution stored wrong in a notebook fails them:
 
     solution("02", 1)   # {"A", "C", "E"}: what the worked solution sets `answer` to
-    solution("02", 3)   # the function one_pass, as the worked solution defines it
+    solution("02", 3)   # the function backwards, as the worked solution defines it
 """
 import json
 import sys

@@ -133,7 +133,20 @@ def test_the_text_form_lists_the_steps():
     x = torch.randn(10, requires_grad=True)
     text = repr(backward_replay(x.tanh().sum(), params={"x": x}))
     assert text.startswith("backward_replay ran backward() once: 3 nodes ran")
-    assert re.search(r"\n\s+2\s+TanhBackward0\s+\S+ \S+\s+result \(10\)", text), text
+    assert re.search(r"\n\s+2\s+TanhBackward0\s+\S+ \S+ (above|below)\s+result \(10\)", text), text
+
+
+def test_a_steps_temporary_buffers_are_measured_from_the_same_level():
+    """Inside a step the level is counted as after one: less the saved tensors' memory
+    let go in earlier steps (x * 3 then sin then exp: each 1 MB)."""
+    x = torch.randn(250_000, requires_grad=True)
+    replay = backward_replay((x * 3).sin().exp().sum(), params={"x": x})
+    megabyte = 1_000_000
+    # two 1 MB gradients at once, and the 4-byte 1 the pass starts from
+    assert max(frame.inside for frame in replay.frames) == 2 * megabyte + 4
+    assert all(frame.inside >= frame.level for frame in replay.frames)
+    assert "inside a step, 2 MB at the most (in SinBackward0)" in repr(replay)
+    assert "While it ran: up to 2 MB above." in replay.html()
 
 
 def test_without_graphviz_it_shows_the_text_and_how_to_install(monkeypatch, tmp_path):

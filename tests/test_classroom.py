@@ -25,7 +25,7 @@ import pytest
 
 from project import KOREAN_NOTEBOOKS, NOTEBOOKS, ROOT
 from outputs import checked_by_nbval, compared
-from solutions import assert_no_solution, secret_lines, solution_lines_in
+from solutions import assert_no_solution, every_string, secret_lines, solution_lines_in
 
 sys.path.insert(0, str(ROOT))
 from tools.classroom.editions import CORRECT, output_text  # noqa: E402
@@ -170,7 +170,8 @@ def test_nbgrader_source_marks_each_exercise(lesson):
         answer, check = source.cells[exercise.answer_cell], source.cells[exercise.check_cell]
         assert f"### BEGIN SOLUTION\n{exercise.solution}\n### END SOLUTION" in answer.source
         assert answer.metadata["nbgrader"]["solution"] is True
-        assert check.source == hidden_test(notebook.cells[exercise.check_cell].source.strip())
+        assert check.source == hidden_test(
+            notebook.cells[exercise.check_cell].source.strip(), lesson_number(lesson))
         meta = check.metadata["nbgrader"]
         assert meta["grade"] and meta["locked"] and not meta["solution"]
         graded[meta["grade_id"]] = meta["points"]
@@ -215,4 +216,73 @@ def test_the_site_shows_no_solution(lesson):
         assert solution_lines_on(teacher_deck, lesson)  # the reading can see code
     leaks = {str(page.relative_to(site)): found for page in sorted(site.rglob("*.html"))
              if (found := solution_lines_on(page, lesson))}
+    assert not leaks, leaks
+
+
+# Every file the site serves, whatever its kind (pages, search index, notebooks copied by
+# myst-nb, decks, images): none may hold a worked solution. A file is read as it is, as
+# its text once tags are dropped (an HTML page), and as its strings (a JSON file, where a
+# solution line's quotes would be escaped).
+SITE = ROOT / "build" / "site" / "html"
+SOLUTION_KEY = re.compile(r'"classroom"\s*:\s*\{\s*"exercise"\s*:\s*\d')  # the lessons' metadata
+LONG_ENOUGH = 16  # shorter solution lines ("state = None") could be anyone's code
+# The authors' guide shows the metadata's shape, with a made-up solution.
+SHOWS_THE_KEY = {"CONTRIBUTING.html"}
+
+
+def readings(path):
+    """The texts a file gives, as a program or a reader could take them from it."""
+    raw = path.read_bytes().decode("utf-8", errors="replace")
+    texts = [raw]
+    if path.suffix in (".html", ".htm", ".svg", ".xml"):
+        texts.append(html.unescape(re.sub(r"<[^>]+>", "", raw)))
+    try:
+        texts.append("\n".join(every_string(json.loads(raw))))
+    except ValueError:
+        pass
+    return texts
+
+
+def solutions_in(path, secrets):
+    """(lesson, exercise) of each worked solution that the file holds, and whether it holds
+    the solutions' metadata key."""
+    texts = readings(path)
+    found = {key for key, lines in secrets.items()
+             if any(line in text for line in lines for text in texts)}
+    return found, any(SOLUTION_KEY.search(text) for text in texts)
+
+
+def site_secrets():
+    """(lesson, exercise) -> its solution's lines that are long enough and that no lesson
+    shows, even inside a longer line (a hint such as "when it is ready: answer = one_pass")."""
+    shown = "\n".join(cell.source for lesson in BOTH
+                      for cell in nbformat.read(lesson, as_version=4).cells)
+    return {(lesson.relative_to(ROOT).as_posix(), number):
+            {line for line in lines if len(line) >= LONG_ENOUGH and line not in shown}
+            for lesson in BOTH for number, lines in secret_lines(lesson).items()}
+
+
+def test_the_site_search_would_see_a_solution(tmp_path):
+    """A lesson as stored (its metadata holds the solutions) is caught by both readings."""
+    lesson = NOTEBOOKS[0]
+    copy_ = tmp_path / lesson.name
+    copy_.write_text(lesson.read_text())
+    found, key = solutions_in(copy_, site_secrets())
+    assert key and {number for path, number in found if path == "notebooks/" + lesson.name} \
+        == set(secret_lines(lesson))
+    assert all(site_secrets().values()), "an exercise with no solution line long enough"
+
+
+def test_no_file_of_the_site_holds_a_worked_solution():
+    """Solutions only where a teacher looks (build/classroom): nothing under build/site/html,
+    the folder a web server serves, holds a line of one, or their metadata."""
+    if not (SITE / "index.html").is_file():
+        unavailable("build/site/html is missing: run `make site`")
+    secrets = site_secrets()
+    leaks = {}
+    for path in sorted(p for p in SITE.rglob("*") if p.is_file()):
+        found, key = solutions_in(path, secrets)
+        key = key and str(path.relative_to(SITE)) not in SHOWS_THE_KEY
+        if found or key:
+            leaks[str(path.relative_to(SITE))] = sorted(found) + (["metadata"] if key else [])
     assert not leaks, leaks

@@ -1,11 +1,12 @@
 """nbgrader for real, on the course folder that `make classroom` writes (build/classroom/nbgrader),
 with the nbgrader of .venv-nbgrader (`make nbgrader-env`, requirements-nbgrader.txt).
 
-In a copy of the course folder: `nbgrader generate_assignment` for two lessons, three
+In a copy of the course folder: `nbgrader generate_assignment` for two lessons, five
 students' submissions of each (correct: the worked solutions filled in; empty: as
-released; wrong: one exercise answered wrong, the others right), `nbgrader autograde`,
+released; wrong: one exercise answered wrong, the others right; and two cheats: the wrong
+answer, then a line that makes the notebook's checker say yes), `nbgrader autograde`,
 then the scores from `nbgrader export`: full points, zero, and the points of the right
-exercises only.
+exercises only (the cheats score nothing for the exercise they cheat on).
 
 Two lessons, not seven, to keep the run short (autograde runs each submission, about 15 s
 for these two): 02 (answers that are sets, and a function to write) and 07 (functions to
@@ -45,6 +46,18 @@ WRONG = {
     "07_debugging_a_second_backward_error": {2: "answer = train_on_directions  # not fixed"},
 }
 GRADED = [path for path in NOTEBOOKS if path.stem in WRONG]
+# Two ways a cell could fool a check cell that trusted the notebook's names, each put after
+# the wrong answer: the checker's function replaced, or its module's name rebound to a stub.
+CHEATS = {
+    "cheat_lambda": "{module}.exercise_{number} = lambda *a, **k: True",
+    "cheat_stub": ("class _Yes:\n"
+                   "    def __getattr__(self, name):\n"
+                   "        return lambda *a, **k: True\n"
+                   "{module} = _Yes()"),
+}
+# What nbgrader itself logs, for each graded cell of each submission: it stores the cell's
+# checksum taken before the hidden test was cleared (its issue 1961; README.md says so).
+NBGRADER_WARNING = re.compile(r"WARNING\] Attribute 'checksum' for cell \w+ has changed!")
 
 
 def unavailable(reason):
@@ -100,11 +113,22 @@ def submission(released, lesson, answers):
     return notebook
 
 
+def checker_module(lesson, number):
+    """The name the check cell calls the checker by: `lesson02` in `lesson02.exercise_1(...)`."""
+    notebook = nbformat.read(lesson, as_version=4)
+    exercise = next(e for e in exercises(notebook, lesson_number(lesson)) if e.number == number)
+    return re.match(r"(\w+)\.exercise_", notebook.cells[exercise.check_cell].source)[1]
+
+
 def submissions(lesson):
-    """Student id -> answers, for each of the three kinds of submission."""
+    """Student id -> answers, for each of the five kinds of submission."""
     found = exercises(nbformat.read(lesson, as_version=4), lesson_number(lesson))
     right = {exercise.number: exercise.solution for exercise in found}
-    return {"correct": right, "empty": {}, "wrong": {**right, **WRONG[lesson.stem]}}
+    wrong = {**right, **WRONG[lesson.stem]}
+    cheats = {student: {**wrong, **{
+        number: answer + "\n" + cheat.format(module=checker_module(lesson, number), number=number)
+        for number, answer in WRONG[lesson.stem].items()}} for student, cheat in CHEATS.items()}
+    return {"correct": right, "empty": {}, "wrong": wrong, **cheats}
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +146,8 @@ def course(tmp_path_factory):
             folder = course / "submitted" / student / lesson.stem
             folder.mkdir(parents=True)
             nbformat.write(submission(released, lesson, answers), folder / lesson.name)
-        nbgrader(course, "autograde", lesson.stem)
+        run = nbgrader(course, "autograde", lesson.stem)
+        (course / f"autograde-{lesson.stem}.log").write_text(run.stdout + run.stderr)
     nbgrader(course, "export", "--to", str(course / "grades.csv"))
     return course
 
@@ -158,3 +183,45 @@ def test_autograde_scores_the_three_submissions(scores, lesson):
     assert scores[lesson.stem, "empty"] == (0, total)
     assert scores[lesson.stem, "wrong"] == (total - wrong, total)
     assert 0 < total - wrong < total
+
+
+@pytest.mark.parametrize("lesson", GRADED, ids=[lesson.stem for lesson in GRADED])
+@pytest.mark.parametrize("student", CHEATS)
+def test_a_cheat_scores_nothing_for_its_exercise(scores, lesson, student):
+    """The wrong answer, then the checker made to say yes: the hidden test grades with a
+    fresh copy of the checker, so the exercise scores 0, the right ones their points."""
+    total = sum(points(lesson).values())
+    wrong = sum(points(lesson)[number] for number in WRONG[lesson.stem])
+    assert scores[lesson.stem, student] == (total - wrong, total)
+
+
+def check_cell_error(course, student, lesson, number):
+    """The error the check cell of exercise `number` showed, in the autograded notebook."""
+    notebook = nbformat.read(course / "autograded" / student / lesson.stem / lesson.name,
+                             as_version=4)
+    exercise = next(e for e in exercises(nbformat.read(lesson, as_version=4),
+                                         lesson_number(lesson)) if e.number == number)
+    errors = [o for o in notebook.cells[exercise.check_cell].outputs if o.output_type == "error"]
+    return errors[0] if errors else None
+
+
+@pytest.mark.parametrize("lesson", GRADED, ids=[lesson.stem for lesson in GRADED])
+def test_a_wrong_answer_gets_the_checkers_hint_as_feedback(course, lesson):
+    """The hidden test fails with the checker's verdict, hint included, not a bare
+    "not correct yet"; the cheats get the same hint as the wrong answer they hide."""
+    for number in WRONG[lesson.stem]:
+        error = check_cell_error(course, "wrong", lesson, number)
+        assert error is not None and error.ename == "AssertionError"
+        assert error.evalue.startswith("✗ not yet: ") and len(error.evalue) > 40, error.evalue
+        for student in CHEATS:
+            assert check_cell_error(course, student, lesson, number).evalue == error.evalue
+
+
+@pytest.mark.parametrize("lesson", GRADED, ids=[lesson.stem for lesson in GRADED])
+def test_autograde_warns_only_of_what_nbgrader_itself_causes(course, lesson):
+    """No "cannot be converted" warning (nbgrader reads a test cell's value as partial
+    credit; the verdict is displayed, not returned); what is left is nbgrader's own."""
+    log = (course / f"autograde-{lesson.stem}.log").read_text()
+    warnings = [line for line in log.splitlines() if "WARNING" in line]
+    assert "cannot be converted" not in log
+    assert all(NBGRADER_WARNING.search(line) for line in warnings), warnings

@@ -1,14 +1,17 @@
 """Lesson 01's checkers: unanswered for None, correct for a right answer, not yet for
 wrong ones (with a hint specific to the mistake), and never a crash on odd input."""
+import re
+
 import nbformat
 import numpy as np
 import pytest
 import torch
 
-from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
+from checks import (autograd_left_alone, stable_id, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
 from project import ROOT
 from lesson_checks import lesson01
+from lesson_checks.language import set_language
 from solutions import solution
 
 CHECKS = [lesson01.exercise_1, lesson01.exercise_2, lesson01.exercise_3]
@@ -20,7 +23,8 @@ ODD_INPUTS = ["abc", b"bytes", 42j, True, 3, object(), {"a": 1}, {1, 2}, [[1, 2]
 
 test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = \
     every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[
-        None, "self", [[1.0]], 3, torch.rand(4, 4), {"w", "loss"},
+        None, "self", {"y1": {"self"}}, {"y1": "x"}, [[1.0]], 3, torch.rand(4, 4),
+        {"w", "loss"},
         [("SplitBackward0", 2), ("SplitBackward0", 0)]])
 
 
@@ -41,30 +45,119 @@ def exercise_markdown(edition):
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_the_notebook_shows_the_code_the_checkers_run(edition):
     shown = exercise_markdown(edition)
+    assert lesson01.EXERCISE_1_CODE in shown
     assert lesson01.EXERCISE_2_CODE in shown
     assert lesson01.EXERCISE_3_CODE in shown
 
 
-# Exercise 1: y = a.exp() saves its output, `result`, not its input.
+# Exercise 1: which factors does each product's MulBackward0 save?
+# y1 = x * w: self (x); y2 = w * x: other (x); y3 = w * w.exp(): both; y4 = w.exp() * x:
+# other (x), since w.exp() needs a gradient though it is no leaf.
 
-def test_exercise_1_reads_a_real_node():
-    assert lesson01._saved_by_exp() == [solution("01", 1)]
+RIGHT_SLOTS = solution("01", 1)  # the lesson's worked solution
 
 
-@pytest.mark.parametrize("answer", [solution("01", 1), "result", " Result ", "'result'", "_saved_result"])
+def test_exercise_1_reads_real_nodes():
+    truth = {"y1": {"self"}, "y2": {"other"}, "y3": {"self", "other"}, "y4": {"other"}}
+    assert lesson01._saved_slots() == RIGHT_SLOTS == truth
+    products = {"torch": torch}
+    exec(lesson01.EXERCISE_1_CODE, products)
+    for name in lesson01.PRODUCTS:
+        node = products[name].grad_fn
+        assert node.name() == "MulBackward0"
+        for slot in lesson01.SLOTS:  # what is not saved reads None
+            saved = getattr(node, f"_saved_{slot}")
+            assert (saved is None) == (slot not in truth[name])
+
+
+@pytest.mark.parametrize("answer", [
+    RIGHT_SLOTS,
+    {"y1": "self", "y2": "other", "y3": ["other", "self"], "y4": ("other",)},
+    {" Y1 ": {"_saved_self"}, "y2": frozenset({"saved_other"}), "y3": {"SELF", "other"},
+     "y4": {"other", "other"}},
+    {"y1": {"'self'"}, "y2": {"other"}, "y3": {"self", "other"}, "y4": {"other"}},
+])
 def test_exercise_1_right(answer):
     assert is_correct(lesson01.exercise_1(answer))
 
 
-@pytest.mark.parametrize("answer", ["self", "other", "exponent", "", "y", "ExpBackward0"])
-def test_exercise_1_wrong(answer):
-    assert is_not_yet(lesson01.exercise_1(answer))
+def one_product_changed():
+    """Every answer that differs from the truth in one product's set: the toggles."""
+    answers = []
+    for name in lesson01.PRODUCTS:
+        for value in (set(), {"self"}, {"other"}, {"self", "other"}):
+            if value != RIGHT_SLOTS[name]:
+                answers.append({**RIGHT_SLOTS, name: value})
+    return answers
 
 
-def test_exercise_1_hints_are_specific():
-    assert is_not_yet(lesson01.exercise_1("self"), "derivative of exp")
-    assert is_not_yet(lesson01.exercise_1("other"), "single input")
-    assert is_not_yet(lesson01.exercise_1(torch.ones(1)), "not a tensor")
+def wrong_answers():
+    everything = {name: {"self", "other"} for name in lesson01.PRODUCTS}
+    nothing = {name: set() for name in lesson01.PRODUCTS}
+    swapped = {name: {"self", "other"} - slots or {"self", "other"}
+               for name, slots in RIGHT_SLOTS.items()}
+    leaves_only = {"y1": {"self"}, "y2": {"other"}, "y3": {"self", "other"}, "y4": set()}
+    own_factor = {"y1": {"other"}, "y2": {"self"}, "y3": {"self", "other"}, "y4": {"self"}}
+    return one_product_changed() + [everything, nothing, swapped, leaves_only, own_factor]
+
+
+# The loophole: a hint that names a product or a slot verdict ("y4's w.exp() needs a
+# gradient") lets a reader change one set per run until ✓. Every wrong answer gets the
+# same rule, naming no product, so changing one set at a time reveals nothing.
+PRODUCT_NAME = re.compile(r"(?i)(?<![A-Za-z0-9_])y[1-4](?![0-9])")
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("answer", wrong_answers(), ids=stable_id)
+def test_exercise_1_wrong_answers_get_the_rule_naming_no_product(answer, language):
+    set_language(language)
+    try:
+        verdict = lesson01.exercise_1(answer)
+        rule = lesson01.factor_rule()
+    finally:
+        set_language("en")
+    assert is_not_yet(verdict) and verdict.message.endswith(rule), verdict
+    assert not PRODUCT_NAME.search(verdict.message), verdict.message
+
+
+def test_exercise_1_hint_is_the_same_for_every_wrong_answer():
+    messages = {lesson01.exercise_1(answer).message for answer in wrong_answers()}
+    assert len(messages) == 1
+    assert is_not_yet(lesson01.exercise_1(wrong_answers()[0]), "other factor needs a gradient",
+                      "computed from one", "every product")
+
+
+@pytest.mark.parametrize("answer, words", [
+    ({**RIGHT_SLOTS, "y5": {"self"}}, ["unknown name(s) 'y5'"]),
+    ({**RIGHT_SLOTS, "": {"self"}}, ["unknown name(s) ''"]),
+    ({**RIGHT_SLOTS, " ": {"self"}}, ["unknown name(s) ''"]),
+    ({"y1": {"self"}, "y2": {"other"}}, ["every product", "none for y3, y4"]),
+    ({**RIGHT_SLOTS, "y1": {"result"}}, ["unknown slot name(s) 'result'"]),
+    ({**RIGHT_SLOTS, "y1": {"self", " "}}, ["unknown slot name(s) ''"]),
+    ({**RIGHT_SLOTS, "y1": {"x"}}, ["unknown slot name(s) 'x'", "first factor"]),
+    ({**RIGHT_SLOTS, "y1": 1}, ["set of slot names as strings"]),
+    ({**RIGHT_SLOTS, "y1": {torch.ones(1)}}, ["set of slot names as strings"]),
+    ({**RIGHT_SLOTS, "y1": None}, ["set of slot names as strings"]),
+    ({1: {"self"}}, ["keys are the products' names as strings"]),
+    ({"self", "other"}, ["expected a dict", "got a set"]),
+    ([("y1", "self")], ["expected a dict", "got a list"]),
+    ("y1: self", ["expected a dict", "got a str"]),
+])
+def test_exercise_1_answers_of_the_wrong_kind_get_a_hint(answer, words):
+    verdict = lesson01.exercise_1(answer)
+    assert is_not_yet(verdict, *words), verdict
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_exercise_1_examples_give_nothing_away(language):
+    """The examples in the answer cell and the hints are wrong for every product shown."""
+    set_language(language)
+    try:
+        message = lesson01.exercise_1(None).message
+    finally:
+        set_language("en")
+    assert "{'y1': set(), 'y2': {'self', 'other'}, ...}" in message
+    assert RIGHT_SLOTS["y1"] != set() and RIGHT_SLOTS["y2"] != {"self", "other"}
 
 
 # Exercise 2: y = last * first, both chunks of x: (SplitBackward0, 2), (SplitBackward0, 0).
@@ -149,10 +242,8 @@ def test_exercise_3_truth_comes_from_the_tensors():
     assert lesson01._with_grad() == RIGHT_NAMES
 
 
-def test_exercise_3_has_a_hint_for_every_name():
-    truth = lesson01._with_grad()
-    assert set(lesson01.why_grad()) == truth
-    assert set(lesson01.why_no_grad()) == set(lesson01.TENSOR_NAMES) - truth
+def test_exercise_3_leaves_come_from_the_tensors():
+    assert lesson01._run_exercise_3()[1] == {"w", "u", "x"}
 
 
 @pytest.mark.parametrize("answer", [
@@ -163,25 +254,66 @@ def test_exercise_3_right(answer):
     assert is_correct(lesson01.exercise_3(answer))
 
 
+LEAF_RULE = ["leaf has a .grad when it requires grad", "backward pass reaches it"]
+NON_LEAF_RULE = ["leaves are right", "retain_grad() was called before backward()"]
+
+
 @pytest.mark.parametrize("answer, words", [
-    ({"w", "u", "h", "x"}, ["x was computed", "require grad"]),
-    ({"w", "u", "h", "g"}, ["g.retain_grad() came after"]),
-    ({"w", "u", "h", "loss"}, ["loss is not a leaf"]),
-    ({"w", "h"}, ["0 * u.sum()"]),
-    ({"u", "h"}, ["w is a leaf"]),
-    ({"w", "u"}, ["h is not a leaf", "before loss.backward()"]),
-    (set(), ["w is a leaf"]),
-    ({"w", "u", "h", "z"}, ["unknown name(s) z"]),
+    ({"w", "u", "h", "x"}, LEAF_RULE),       # x: a leaf that does not require grad
+    ({"w", "h"}, LEAF_RULE),                 # u: reached, with a gradient of zeros
+    ({"u", "h"}, LEAF_RULE),                 # w
+    (set(), LEAF_RULE),
+    ({"x", "loss"}, LEAF_RULE),              # leaves first, then the non-leaves
+    ({"w", "u", "h", "g"}, NON_LEAF_RULE),   # g: retain_grad() after backward()
+    ({"w", "u", "h", "loss"}, NON_LEAF_RULE),
+    ({"w", "u"}, NON_LEAF_RULE),             # h: retain_grad() before backward()
+    ({"w", "u", "h", "z"}, ["unknown name(s) 'z'"]),
+    ({"w", "u", "h", ""}, ["unknown name(s) ''"]),
+    ({"w", "u", "h", " "}, ["unknown name(s) ''"]),
 ])
-def test_exercise_3_wrong_answers_get_their_own_hint(answer, words):
+def test_exercise_3_wrong_answers_get_the_rule_they_break(answer, words):
     verdict = lesson01.exercise_3(answer)
     assert is_not_yet(verdict, *words), verdict
 
 
-def test_exercise_3_hint_is_about_the_first_mistake_only():
-    message = lesson01.exercise_3({"x", "loss"}).message  # two wrong, three missing
-    assert "x was computed" in message
-    assert "loss" not in message and "u.sum" not in message
+# The loophole: a hint that names the wrong label ("x was computed...", "g.retain_grad()
+# came after...") lets a reader toggle one label per run until ✓ without thinking. The
+# hints state a rule for a kind of tensor; they name no tensor and do not say whether a
+# name is one too many or one too few.
+
+# a Korean particle may follow a name ("w는"): only Latin letters, digits, _ and ( end it
+NAME = re.compile(r"(?<![A-Za-z0-9_.])(?:w|u|x|h|g|loss)(?![A-Za-z0-9_(])")
+
+
+def one_label_toggled():
+    truth = set(solution("01", 3))
+    return [truth ^ {name} for name in lesson01.TENSOR_NAMES]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("answer", one_label_toggled(),
+                         ids=lambda answer: "-".join(sorted(answer)))
+def test_exercise_3_hints_name_no_tensor(answer, language):
+    set_language(language)
+    try:
+        message = lesson01.exercise_3(answer).message
+    finally:
+        set_language("en")
+    assert not NAME.search(message), message
+
+
+def test_exercise_3_hint_is_the_same_whichever_label_of_a_kind_is_wrong():
+    truth = set(solution("01", 3))
+    leaf_mistakes = {lesson01.exercise_3(truth ^ {name}).message for name in ("w", "u", "x")}
+    non_leaf_mistakes = {lesson01.exercise_3(truth ^ {name}).message
+                         for name in ("h", "g", "loss")}
+    assert len(leaf_mistakes) == 1 and len(non_leaf_mistakes) == 1
+    assert leaf_mistakes != non_leaf_mistakes
+
+
+def test_exercise_3_every_name_is_not_a_way_in():
+    assert is_not_yet(lesson01.exercise_3(set(lesson01.TENSOR_NAMES)), *LEAF_RULE)
+    assert is_not_yet(lesson01.exercise_3({"w", "u", "x", "h"}), *LEAF_RULE)
 
 
 def test_exercise_3_tensors_are_not_names():
@@ -192,6 +324,6 @@ def test_exercise_3_tensors_are_not_names():
 
 def test_checkers_leave_the_rng_and_autograd_alone():
     with global_rng_left_alone(), autograd_left_alone():
-        lesson01.exercise_1(solution("01", 1))
+        lesson01.exercise_1(RIGHT_SLOTS)
         lesson01.exercise_2(RIGHT_PAIRS)
         lesson01.exercise_3(RIGHT_NAMES)

@@ -65,27 +65,37 @@ def test_exercise_1_right(answer):
     assert is_correct(lesson02.exercise_1(answer))
 
 
-@pytest.mark.parametrize("extra, words", [
-    ("B", ["B,", "DivBackward0", "`other`"]),
-    ("F", ["F,", "MulBackward0", "`other`"]),
-    # a.sin() saves the leaf a itself: alive, yet out of the node's reach
-    ("D", ["D,", "SinBackward0", "`a` itself", "still alive", "dropped its reference",
-           "second backward needs it"]),
-])
-def test_exercise_1_a_failing_expression_gets_its_own_hint(extra, words):
-    verdict = lesson02.exercise_1(SURVIVORS | {extra})
-    assert is_not_yet(verdict, *words)
-    others = [text for label, text in lesson02.EXPRESSIONS.items() if label != extra]
-    assert not any(text in verdict.message for text in others)  # gives nothing else away
+def _names_no_label(message, labels):
+    """No label ("B,", "B:", "B is") and no labelled expression appears in the message."""
+    return not re.search(LABEL_NAMED, message) and not any(text in message for text in labels)
 
 
-@pytest.mark.parametrize("left_out, node", [("A", "SubBackward0"), ("C", "TBackward0"),
-                                            ("E", "AddBackward0")])
-def test_exercise_1_a_missed_survivor_gets_its_own_hint(left_out, node):
-    verdict = lesson02.exercise_1(SURVIVORS - {left_out})
-    assert is_not_yet(verdict, f"{left_out},", "survives too", node)
-    others = [text for label, text in lesson02.EXPRESSIONS.items() if label != left_out]
-    assert not any(text in verdict.message for text in others)
+LABEL_NAMED = r"\b[A-F](,|:| is\b| does\b| survives\b)"
+
+
+EXPRESSION_WRONG_ANSWERS = [SURVIVORS | {"B"}, SURVIVORS - {"A"}, {"A"}, {"B"}, {"F"}, set(),
+                            set(lesson02.EXPRESSIONS), {"B", "D", "F"}]
+
+
+def test_exercise_1_every_wrong_answer_gets_the_same_reasoning():
+    # one message whatever is wrong: answering one label at a time tells nothing about it
+    messages = {lesson02.exercise_1(answer).message for answer in EXPRESSION_WRONG_ANSWERS}
+    assert len(messages) == 1
+    verdict = lesson02.exercise_1({"A"})
+    assert is_not_yet(verdict, "gradient formula needs a value", "saves nothing",
+                      "saved_tensors")
+    assert _names_no_label(verdict.message, lesson02.EXPRESSIONS.values())
+
+
+def test_exercise_1_two_single_label_probes_get_the_same_message():
+    # {"A"} (a survivor) and {"B"} (one that fails) must not be told apart
+    assert lesson02.exercise_1({"A"}).message == lesson02.exercise_1({"B"}).message
+
+
+def test_exercise_1_korean_hint_is_the_same_reasoning(speaking):
+    speaking("ko")
+    verdict = lesson02.exercise_1(SURVIVORS | {"B"})
+    assert is_not_yet(verdict, "saved_tensors") and "(a / 2)" not in verdict.message
 
 
 @pytest.mark.parametrize("answer", [set(lesson02.EXPRESSIONS), set(), {"A", "B"}])
@@ -104,9 +114,6 @@ ALIVE = solution("02", 2)
 
 def test_exercise_2_alive_comes_from_running_pytorch():
     assert lesson02._alive_after_calls() == ALIVE
-    # each hint explains the state PyTorch produces, for its own label
-    assert set(lesson02.ALIVE_BECAUSE) == ALIVE
-    assert set(lesson02.GONE_BECAUSE) == set(lesson02.SAVED_2) - ALIVE
 
 
 def test_exercise_2_checker_follows_pytorch_not_a_key(monkeypatch):
@@ -131,30 +138,33 @@ def test_exercise_2_right(answer):
     assert is_correct(lesson02.exercise_2(answer))
 
 
-TENSOR_WORDS = {"A": "`h * 3`", "B": "`h`", "C": "`h * 5`", "D": "`h / 4`"}
+TENSOR_WORDS = ["`h * 3`", "`h`", "`h * 5`", "`h / 4`", "h * 3", "h * 5", "h / 4"]
+SAVED_WRONG_ANSWERS = [ALIVE | {"A"}, ALIVE | {"C"}, {"D"}, {"B"}, {"A"}, {"C"}, set(),
+                       set(lesson02.SAVED_2)]
 
 
-@pytest.mark.parametrize("answer, label, words", [
-    (ALIVE | {"A"}, "A", ["A is gone", "p.backward()", "nothing else held"]),
-    (ALIVE | {"C"}, "C", ["C is gone", "retain_graph=True", "s.backward()"]),
-    ({"D"}, "B", ["B is still alive", "a name you still hold"]),
-    ({"B"}, "D", ["D is still alive", "no backward ran through"]),
-])
-def test_exercise_2_each_wrong_label_gets_its_own_hint(answer, label, words):
-    verdict = lesson02.exercise_2(answer)
-    assert is_not_yet(verdict, *words, TENSOR_WORDS[label])
-    others = [w for other, w in TENSOR_WORDS.items() if other != label]
-    assert not any(w in verdict.message for w in others)  # gives nothing else away
+def test_exercise_2_every_wrong_answer_gets_the_same_reasoning():
+    # one message whatever is wrong, in either direction: no label-by-label search
+    messages = {lesson02.exercise_2(answer).message for answer in SAVED_WRONG_ANSWERS}
+    assert len(messages) == 1
+    verdict = lesson02.exercise_2({"A"})
+    assert is_not_yet(verdict, "a name you hold", "no backward without retain_graph",
+                      "follow every node it runs through")
+    assert not re.search(LABEL_NAMED, verdict.message)
+    assert not any(w in verdict.message for w in TENSOR_WORDS)
 
 
-@pytest.mark.parametrize("answer, label", [(ALIVE | {"A"}, "A"), (ALIVE | {"C"}, "C"),
-                                           ({"D"}, "B"), ({"B"}, "D")])
-def test_exercise_2_korean_hints_name_the_same_tensor(answer, label, speaking):
+def test_exercise_2_two_single_label_probes_get_the_same_message():
+    # {"B"} (alive) and {"C"} (gone) must not be told apart
+    assert lesson02.exercise_2({"B"}).message == lesson02.exercise_2({"C"}).message
+
+
+def test_exercise_2_korean_hints_give_the_same_reasoning(speaking):
     speaking("ko")
-    verdict = lesson02.exercise_2(answer)
-    assert is_not_yet(verdict, TENSOR_WORDS[label]) and "텐서" in verdict.message
-    others = [w for other, w in TENSOR_WORDS.items() if other != label]
-    assert not any(w in verdict.message for w in others)
+    for answer in (ALIVE | {"A"}, ALIVE - {"B"}):
+        verdict = lesson02.exercise_2(answer)
+        assert is_not_yet(verdict, "retain_graph") and "텐서" in verdict.message
+        assert not any(w in verdict.message for w in TENSOR_WORDS)
 
 
 @pytest.mark.parametrize("answer", [set(), {"A", "B", "C", "D"}, {"A", "C"}])
@@ -162,145 +172,249 @@ def test_exercise_2_other_wrong_answers(answer):
     assert is_not_yet(lesson02.exercise_2(answer))
 
 
-# Exercise 3: one graph, one backward, a.grad = 5a, nothing by hand.
+# Exercise 3: three losses, one backward() each, the fewest retain_graph=True.
 
-one_pass = solution("02", 3)  # the lesson's worked solution
-
-
-def list_of_outputs(a):
-    c = (a ** 2) * 2
-    torch.autograd.backward([c.mean(), c.sum()])
+backwards = solution("02", 3)  # the lesson's worked solution
 
 
-def named_outputs(a):
-    b = a ** 2
-    c = b * 2
-    d, e = c.mean(), c.sum()
-    (d + e).backward()
+def test_exercise_3_fewest_flags_comes_from_running_pytorch():
+    assert lesson02.fewest_flags() == 1
 
 
-@pytest.mark.parametrize("answer", [one_pass, list_of_outputs, named_outputs])
+@pytest.mark.parametrize("language", NOTEBOOKS)
+def test_exercise_3_notebook_shows_the_forward_the_checker_runs(language):
+    assert lesson02.FORWARD_3 in exercise_markdown(3, language)
+
+
+def loss2_first_then_loss3(loss1, loss2, loss3):  # the other order that needs one flag
+    loss2.backward(retain_graph=True)
+    loss3.backward()
+    loss1.backward()
+
+
+def through_autograd_backward(loss1, loss2, loss3):
+    torch.autograd.backward([loss2], retain_graph=True)
+    torch.autograd.backward(loss1)
+    torch.autograd.backward(loss3)
+
+
+def retain_false_said_aloud(loss1, loss2, loss3):
+    loss2.backward(retain_graph=True)
+    loss1.backward(retain_graph=False)
+    loss3.backward(retain_graph=False)
+
+
+@pytest.mark.parametrize("answer", [backwards, loss2_first_then_loss3, through_autograd_backward,
+                                    retain_false_said_aloud])
 def test_exercise_3_right(answer):
     assert is_correct(lesson02.exercise_3(answer))
 
 
-def with_retain(a):
-    c = (a ** 2) * 2
-    c.mean().backward(retain_graph=True)
-    c.sum().backward()
+def all_but_the_last(loss1, loss2, loss3):  # the rule learnt by heart: two flags
+    loss1.backward(retain_graph=True)
+    loss2.backward(retain_graph=True)
+    loss3.backward()
 
 
-def the_broken_snippet(a):
-    c = (a ** 2) * 2
-    c.mean().backward()
-    c.sum().backward()
+def every_call_retains(loss1, loss2, loss3):
+    loss2.backward(retain_graph=True)
+    loss1.backward(retain_graph=True)
+    loss3.backward(retain_graph=True)
 
 
-def graph_per_loss(a):  # builds the graph twice: two forward and two backward passes
-    (a ** 2 * 2).mean().backward()
-    (a ** 2 * 2).sum().backward()
+def loss2_last(loss1, loss2, loss3):
+    loss1.backward(retain_graph=True)
+    loss3.backward(retain_graph=True)
+    loss2.backward()
 
 
-def c_built_twice(a):  # one backward call, but through two copies of c
-    ((a ** 2 * 2).mean() + (a ** 2 * 2).sum()).backward()
+def no_flags(loss1, loss2, loss3):
+    loss1.backward()
+    loss2.backward()
+    loss3.backward()
 
 
-def adds_4a_by_hand(a):
-    (a ** 2 * 2).mean().backward()
-    a.grad += 4 * a.detach()
+def loss2_first_without_its_flag(loss1, loss2, loss3):
+    loss2.backward()
+    loss1.backward()
+    loss3.backward()
 
 
-def seeds_4a_before(a):
-    a.grad = 4 * a.detach()
-    (a ** 2 * 2).mean().backward()
+def swallows_the_error(loss1, loss2, loss3):  # hides the failed call, keeps going
+    loss1.backward()
+    try:
+        loss2.backward()
+    except RuntimeError:
+        pass
+    loss3.backward()
 
 
-def hand_made_gradient(a):
-    c = (a ** 2) * 2
-    c.backward(torch.full_like(c, 1 / 4 + 1))
+def one_backward_for_all(loss1, loss2, loss3):  # right in general, but not what is asked
+    (loss1 + loss2 + loss3).backward()
 
 
-def hand_derived_loss(a):
-    (2.5 * a ** 2).sum().backward()
+def list_of_roots(loss1, loss2, loss3):
+    torch.autograd.backward([loss1, loss2, loss3])
 
 
-def only_the_mean(a):  # forgets c.sum()
-    c = (a ** 2) * 2
-    c.mean().backward()
+def two_calls_one_merged(loss1, loss2, loss3):
+    loss2.backward(retain_graph=True)
+    (loss1 + loss3).backward()
 
 
-def five_times_the_mean(a):  # the right number, from a weight worked out by hand
-    c = (a ** 2) * 2
-    (5 * c.mean()).backward()
+def a_loss_skipped(loss1, loss2, loss3):
+    loss1.backward()
+    loss3.backward()
 
 
-def sum_weighted_by_hand(a):
-    c = (a ** 2) * 2
-    (1.25 * c.sum()).backward()
+def a_loss_twice(loss1, loss2, loss3):
+    loss2.backward(retain_graph=True)
+    loss1.backward(retain_graph=True)
+    loss1.backward()
+    loss3.backward()
 
 
-def via_autograd_grad(a):
-    c = (a ** 2) * 2
-    a.grad = torch.autograd.grad(c.mean() + c.sum(), a)[0]
+def rebuilt_from_w(loss1, loss2, loss3):  # a new graph per loss: no flag needed at all
+    w = loss3.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0].variable
+    for make in (lambda s: s.sin().sum(), lambda s: (s.sin() + s.exp()).sum(),
+                 lambda s: s.exp().sum()):
+        make(w + 1).backward()
 
 
-def writes_5a(a):
-    a.grad = 5 * a.detach()
+def weights_by_hand(loss1, loss2, loss3):
+    loss2.backward(retain_graph=True)
+    (2 * loss1).backward()
+    loss3.backward()
 
 
-def on_a_copy(a):
-    copy = a.detach().clone().requires_grad_()
-    c = (copy ** 2) * 2
-    (c.mean() + c.sum()).backward()
+def gradient_argument(loss1, loss2, loss3):
+    loss2.backward(torch.tensor(1.0), retain_graph=True)
+    loss1.backward()
+    loss3.backward()
 
 
-def another_c(a):
-    c = (a ** 2) * 3
-    (c.mean() + c.sum()).backward()
+def create_graph_instead(loss1, loss2, loss3):  # keeps the graph without saying retain_graph
+    loss2.backward(create_graph=True)
+    loss1.backward()
+    loss3.backward()
 
 
-def does_nothing(a):
+def via_autograd_grad(loss1, loss2, loss3):
+    w = loss3.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0].variable
+    w.grad = torch.autograd.grad(loss1 + loss2 + loss3, w)[0]
+
+
+def writes_w_grad(loss1, loss2, loss3):
+    w = loss3.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0].variable
+    w.grad = torch.ones_like(w)
+
+
+def seeds_w_grad_first(loss1, loss2, loss3):
+    w = loss3.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0].variable
+    w.grad = torch.zeros_like(w)
+    backwards(loss1, loss2, loss3)
+
+
+def changes_w_grad_after(loss1, loss2, loss3):
+    backwards(loss1, loss2, loss3)
+    w = loss3.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0].variable
+    w.grad.mul_(2)
+
+
+def does_nothing(loss1, loss2, loss3):
     pass
 
 
-def raises(a):
+def raises(loss1, loss2, loss3):
     raise ValueError("not today")
 
 
+FEWER = ["fewer will do", "saved_tensors(loss1, loss2, loss3)"]
+FREED = ["freed", "saved_tensors(loss1, loss2, loss3)"]
+
+
 @pytest.mark.parametrize("answer, words", [
-    (with_retain, ["retain_graph=True"]),
-    (the_broken_snippet, ["freed", "one backward"]),
-    (graph_per_loss, ["2 backward passes"]),
-    (c_built_twice, ["two different c's"]),
-    (adds_4a_by_hand, ["changed after the backward call"]),
-    (seeds_4a_before, ["already held something"]),
-    (hand_made_gradient, ["worked out by hand"]),
-    (hand_derived_loss, ["worked out by hand"]),
-    (only_the_mean, ["from no c.sum()"]),
-    (five_times_the_mean, ["from no c.sum()", "worked out by hand"]),
-    (sum_weighted_by_hand, ["from no c.mean()", "worked out by hand"]),
+    (all_but_the_last, FEWER + ["2 retain_graph=True"]),
+    (every_call_retains, FEWER + ["3 retain_graph=True"]),
+    (loss2_last, FEWER),
+    (no_flags, FREED),
+    (loss2_first_without_its_flag, FREED),
+    (swallows_the_error, FREED),
+    (one_backward_for_all, ["several losses", "no retain_graph at all"]),
+    (list_of_roots, ["several losses"]),
+    (two_calls_one_merged, ["several losses"]),
+    (a_loss_skipped, ["exactly once on each"]),
+    (a_loss_twice, ["exactly once on each"]),
+    (rebuilt_from_w, ["exactly once on each"]),
+    (weights_by_hand, ["weight"]),
+    (gradient_argument, ["gradient="]),
+    (create_graph_instead, ["create_graph=True"]),
     (via_autograd_grad, ["torch.autograd.grad"]),
-    (writes_5a, ["no backward call", "by hand"]),
-    (on_a_copy, ["did not reach `a`"]),
-    (another_c, ["(a ** 2) * 2"]),
+    (writes_w_grad, ["no backward call"]),
+    (seeds_w_grad_first, ["already held something"]),
+    (changes_w_grad_after, ["changed after the backward calls"]),
     (does_nothing, ["no backward call"]),
     (raises, ["ValueError", "not today"]),
     (lambda: None, ["TypeError"]),
-    ("one_pass", ["expected a function", "a str"]),
+    ("backwards", ["expected a function", "a str"]),
 ])
 def test_exercise_3_each_loophole_gets_its_own_hint(answer, words):
     assert is_not_yet(lesson02.exercise_3(answer), *words)
 
 
-@pytest.mark.parametrize("answer", [one_pass, with_retain, the_broken_snippet, raises,
-                                    via_autograd_grad, adds_4a_by_hand])
+def test_exercise_3_too_many_flags_get_the_same_reasoning_whatever_the_order():
+    # the hint says how many flags, never which call could drop one
+    messages = {lesson02.exercise_3(answer).message.replace("3 retain", "2 retain")
+                for answer in (all_but_the_last, every_call_retains, loss2_last)}
+    assert len(messages) == 1
+    message = messages.pop()
+    assert not re.search(r"loss\d\.|loss\d first|first|last", message)  # names no call to change
+
+
+def test_exercise_3_korean_hints(speaking):
+    speaking("ko")
+    assert is_not_yet(lesson02.exercise_3(all_but_the_last), "retain_graph=True", "2개")
+    assert is_not_yet(lesson02.exercise_3(no_flags), "saved_tensors(loss1, loss2, loss3)")
+    assert is_correct(lesson02.exercise_3(backwards))
+
+
+@pytest.mark.parametrize("answer", [backwards, no_flags, raises, via_autograd_grad,
+                                    swallows_the_error, one_backward_for_all])
 def test_exercise_3_restores_autograd(answer):
     with autograd_left_alone():
         lesson02.exercise_3(answer)
+
+
+def test_exercise_3_leaves_no_hook_behind():
+    # the checker's hooks come off: a second check of the same answer gives the same verdict
+    first, second = lesson02.exercise_3(backwards), lesson02.exercise_3(backwards)
+    assert is_correct(first) and first.message == second.message
 
 
 def test_checkers_leave_the_global_rng_alone():
     with global_rng_left_alone():
         lesson02.exercise_1(SURVIVORS)
         lesson02.exercise_2(ALIVE)
-        lesson02.exercise_3(one_pass)
+        lesson02.exercise_3(backwards)
+
+
+# Answers that are not sets of label strings: the hint says what is wrong, and shows no
+# example set, which could be part of the right answer.
+
+@pytest.mark.parametrize("check, last", [(lesson02.exercise_1, "F"), (lesson02.exercise_2, "D")])
+def test_a_non_string_label_is_named_with_its_kind(check, last):
+    verdict = check({1})
+    assert is_not_yet(verdict, "a set containing 1 (an int)", f"strings 'A'–'{last}'")
+    assert "{" not in verdict.message
+
+
+@pytest.mark.parametrize("check", [lesson02.exercise_1, lesson02.exercise_2])
+@pytest.mark.parametrize("answer", [None, {1}, [["A"]], "ACE", 42, {"A": 1}, (True,)])
+def test_no_hint_shows_an_example_set(check, answer):
+    assert "{" not in check(answer).message
+
+
+def test_korean_non_string_label_hint(speaking):
+    speaking("ko")
+    verdict = lesson02.exercise_1({1})
+    assert is_not_yet(verdict, "int", "'A'–'F'") and "{" not in verdict.message

@@ -1,5 +1,8 @@
 """Lesson 03's checkers: unanswered for None, correct for a right answer, not yet for
 wrong ones (with a hint that fits the mistake), and no crash on odd input."""
+import ast
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -7,7 +10,7 @@ from torch.nn import functional as F
 
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
-from lesson_checks import lesson03
+from lesson_checks import lesson03, set_language
 from lesson_checks.lesson03 import exercise_1, exercise_2, exercise_3
 from solutions import solution
 
@@ -22,8 +25,13 @@ test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = 
 
 # Exercise 1: w.grad after three backward() calls ---------------------------
 
-@pytest.mark.parametrize("answer", [solution("03", 1), [6.0, -3.0], (6, -3), torch.tensor([6.0, -3.0]),
-                                    np.array([6.0, -3.0]), torch.tensor([[6.0, -3.0]])])
+RIGHT_1 = ([4.0, 1.0], [2.0, -4.0])  # (w.grad, g)
+
+
+@pytest.mark.parametrize("answer", [solution("03", 1), RIGHT_1, [[4, 1], [2, -4]],
+                                    torch.tensor(RIGHT_1), np.array(RIGHT_1),
+                                    (torch.tensor([4.0, 1.0]), [2.0, -4.0]),
+                                    (torch.tensor([4.0, 1.0]), torch.tensor([2.0, -4.0]))])
 def test_exercise_1_correct(answer):
     assert is_correct(exercise_1(answer))
 
@@ -31,34 +39,56 @@ def test_exercise_1_correct(answer):
 def test_exercise_1_right_answer_is_what_running_the_calls_leaves():
     w = torch.tensor([1.0, -2.0], requires_grad=True)
     (w ** 2).sum().backward()
+    g = w.grad
+    w.grad = None
     (3 * w).sum().backward()
     (w ** 2).mean().backward()
-    assert is_correct(exercise_1(w.grad))
-    assert not is_correct(exercise_1(w.grad + 0.01))
+    assert is_correct(exercise_1((w.grad, g)))
+    assert not is_correct(exercise_1((w.grad + 0.01, g)))
+    assert not is_correct(exercise_1((w.grad, g + 0.01)))
 
 
-@pytest.mark.parametrize("answer, hint", [
-    ([2.0, -4.0], "call 1's gradient alone"),
-    ([3.0, 3.0], "call 2's gradient alone"),
-    ([1.0, -2.0], "call 3's gradient alone"),
-    ([2.0, -1.0], "average"),
-    ([4.0, 1.0], "call 1's gradient is missing"),
-    ([3.0, -6.0], "call 2's gradient is missing"),
-    ([5.0, -1.0], "call 3's gradient is missing"),
-    ([7.0, -5.0], "mean over w's 2 elements"),
-    ([0.0, 0.0], "on its own"),
+@pytest.mark.parametrize("answer, hints", [
+    # w.grad's mistakes (g right)
+    (([6.0, -3.0], [2.0, -4.0]), ["w.grad: call 1's gradient is in your answer"]),
+    (([3.0, 3.0], [2.0, -4.0]), ["w.grad: that is call 2's gradient alone"]),
+    (([1.0, -2.0], [2.0, -4.0]), ["w.grad: that is call 3's gradient alone"]),
+    (([2.0, 0.5], [2.0, -4.0]), ["w.grad: that is the average"]),
+    (([5.0, -1.0], [2.0, -4.0]), ["w.grad: call 3 takes a mean"]),
+    (([0.0, 0.0], [2.0, -4.0]), ["w.grad: work out each call's gradient"]),
+    # g's mistakes (w.grad right)
+    (([4.0, 1.0], [4.0, 1.0]), ["g: g = w.grad gave a name"]),
+    (([4.0, 1.0], [6.0, -3.0]), ["g: g = w.grad gave a name"]),
+    (([4.0, 1.0], [0.0, 0.0]), ["g: w.grad = None changes what w.grad refers to"]),
+    (([4.0, 1.0], [1.0, 1.0]), ["g: g is what w.grad held right after call 1"]),
+    # both wrong: no zeroing in mind at all, both hints
+    (([6.0, -3.0], [6.0, -3.0]), ["w.grad: call 1's gradient", "g: g = w.grad gave a name"]),
+    # right values, wrong order
+    (([2.0, -4.0], [4.0, 1.0]), ["other way round"]),
 ])
-def test_exercise_1_wrong(answer, hint):
+def test_exercise_1_wrong(answer, hints):
     verdict = exercise_1(answer)
-    assert is_not_yet(verdict, hint)
-    assert "6.0" not in verdict.message and "-3.0" not in verdict.message  # no giveaway
+    for hint in hints:
+        assert is_not_yet(verdict, hint)
+    for value in ("[4.0, 1.0]", "[2.0, -4.0]", "4.0, 1.0", "2.0, -4.0"):
+        assert value not in verdict.message  # no giveaway
 
 
-@pytest.mark.parametrize("answer", ["6, -3", 6.0, [6.0], [6.0, -3.0, 0.0], {"a": 1},
-                                    [float("nan"), 1.0], [[6.0], [-3.0, 1.0]], object(),
-                                    [True, False]])
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_exercise_1_hints_in_both_languages(language):
+    set_language(language)
+    try:
+        message = exercise_1(([6.0, -3.0], [6.0, -3.0])).message
+    finally:
+        set_language("en")
+    assert ("이름을 붙였습니다" in message) == (language == "ko")
+
+
+@pytest.mark.parametrize("answer", ["6, -3", 6.0, [6.0, -3.0], [4.0, 1.0, 2.0, -4.0], {"a": 1},
+                                    ([float("nan"), 1.0], [2.0, -4.0]), [[6.0], [-3.0, 1.0]],
+                                    object(), [[True, False], [True, True]]])
 def test_exercise_1_odd_input(answer):
-    assert is_not_yet(exercise_1(answer), "two numbers")
+    assert is_not_yet(exercise_1(answer), "two lists of two numbers")
 
 
 # Exercise 2: which layers keep the micro-batch equality --------------------
@@ -72,20 +102,22 @@ def test_exercise_2_correct(answer):
     assert is_correct(exercise_2(answer))
 
 
-@pytest.mark.parametrize("answer, hint", [
-    ({"B"}, "look again at A"),
-    (set(), "look again at A"),
-    ({"A"}, "look again at B"),
-    ({"A", "B", "C"}, "look again at C"),
-    ({"A", "B", "D"}, "look again at D"),
-    ({"A", "C", "D"}, "look again at B"),
-    ({"C", "D"}, "look again at A"),
-])
-def test_exercise_2_wrong(answer, hint):
-    verdict = exercise_2(answer)
-    assert is_not_yet(verdict, hint)
-    others = set("ABCD") - {hint[-1]}
-    assert not any(f"at {label}" in verdict.message for label in others)  # one label only
+WRONG_SETS_2 = [set(), {"A"}, {"B"}, {"C"}, {"D"}, {"A", "C"}, {"A", "D"}, {"B", "C"},
+                {"C", "D"}, {"A", "B", "C"}, {"A", "B", "D"}, {"A", "C", "D"}, set("ABCD")]
+
+
+@pytest.mark.parametrize("answer", WRONG_SETS_2)
+def test_exercise_2_wrong_gets_the_reasoning(answer):
+    assert is_not_yet(exercise_2(answer), "which mean and variance")
+
+
+def test_exercise_2_hint_gives_no_label_away():
+    # toggling labels must not reach the answer one verdict at a time: every wrong set
+    # gets the same words, and they name no label
+    messages = {exercise_2(answer).message for answer in WRONG_SETS_2}
+    assert len(messages) == 1
+    message = messages.pop()
+    assert not any(f" {label}" in message or f'"{label}"' in message for label in "ABCD")
 
 
 @pytest.mark.parametrize("answer, hint", [
@@ -96,6 +128,21 @@ def test_exercise_2_wrong(answer, hint):
 ])
 def test_exercise_2_odd_input(answer, hint):
     assert is_not_yet(exercise_2(answer), hint)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("answer", [None, "AB", "A, B", {"A": True}, [1, 2], 3])
+def test_exercise_2_example_in_a_message_is_not_the_key(answer, language):
+    # a message's example set must not be the right answer, whatever the reader gave
+    set_language(language)
+    try:
+        message = exercise_2(answer).message
+    finally:
+        set_language("en")
+    examples = re.findall(r"\{[^{}]*\}", message)
+    assert examples
+    for example in examples:
+        assert not is_correct(exercise_2(ast.literal_eval(example)))
 
 
 # Exercise 3: accumulation over micro-batches of unequal sizes --------------
@@ -115,6 +162,8 @@ def accumulate_with_sums(model, X, y, n_micro):
 
 
 def accumulate_with_autograd_grad(model, X, y, n_micro):
+    # the right gradient, but torch.autograd.grad returns it and .grad is written by hand:
+    # the exercise is about backward() adding into .grad
     params = list(model.parameters())
     totals = [torch.zeros_like(p) for p in params]
     for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
@@ -233,12 +282,112 @@ def accumulate_forgets_backward(model, X, y, n_micro):
         F.mse_loss(model(X_micro), y_micro)
 
 
+def accumulate_every_graph_alive_at_once(model, X, y, n_micro):
+    # the right forwards, backwards and gradients, but every micro-batch's forward runs
+    # before any backward: all the graphs are in memory together, nothing saved
+    model.zero_grad()
+    losses = [F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X)
+              for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro))]
+    for loss in losses:
+        loss.backward()
+
+
+def accumulate_retaining_every_graph(model, X, y, n_micro):
+    # alternates forward and backward, but keeps each graph's saved tensors alive
+    model.zero_grad()
+    kept = []
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        loss = F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X)
+        loss.backward(retain_graph=True)
+        kept.append(loss)
+
+
+def accumulate_keeping_losses_after_backward(model, X, y, n_micro):
+    # keeping the loss tensors is harmless once backward has freed their saved tensors
+    model.zero_grad()
+    kept = []
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        loss = F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X)
+        loss.backward()
+        kept.append(loss)
+
+
+def accumulate_forwards_micro_backwards_full(model, X, y, n_micro):
+    # the reviewer's cheat: a forward per micro-batch, but each backward goes through a
+    # graph of the full batch built from the model's parameters
+    model.zero_grad()
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        model(X_micro)
+        (F.mse_loss(F.linear(X, model.weight, model.bias), y) / n_micro).backward()
+
+
+def accumulate_full_batch_through_a_transpose(model, X, y, n_micro):
+    # the same cheat written so that no saved tensor has the full batch's rows first
+    model.zero_grad()
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        model(X_micro)
+        prediction = (model.weight @ X.T).T + model.bias
+        (F.mse_loss(prediction, y) / n_micro).backward()
+
+
+def accumulate_clearing_only_the_weight(model, X, y, n_micro):
+    model.weight.grad = None  # the bias keeps its stale gradient
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        (F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X)).backward()
+
+
+def accumulate_clearing_only_the_bias(model, X, y, n_micro):
+    model.bias.grad = None  # the weight keeps its stale gradient
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        (F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X)).backward()
+
+
+def accumulate_clearing_only_the_weight_equal_weights(model, X, y, n_micro):
+    model.weight.grad = None
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        (F.mse_loss(model(X_micro), y_micro) / n_micro).backward()
+
+
+def accumulate_shuffled(model, X, y, n_micro):
+    # micro-batches of shuffled samples are as good as consecutive ones
+    model.zero_grad()
+    order = torch.randperm(len(X))
+    for index in order.tensor_split(n_micro):
+        (F.mse_loss(model(X[index]), y[index]) * len(index) / len(X)).backward()
+
+
+def accumulate_on_altered_inputs(model, X, y, n_micro):
+    # forwards on something that is not the micro-batches, backwards through the full batch
+    model.zero_grad()
+    for X_micro in X.chunk(n_micro):
+        model(X_micro * 1.001)
+        (F.mse_loss(model.weight @ X.T + model.bias, y.T) / n_micro).backward()
+
+
+def accumulate_then_subtract_the_stale_gradients(model, X, y, n_micro):
+    # the right backward calls without clearing, then the stale gradients taken out by hand
+    stale = [p.grad.clone() for p in model.parameters()]
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        (F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X)).backward()
+    for p, s in zip(model.parameters(), stale):
+        p.grad -= s
+
+
+def accumulate_then_subtract_only_the_bias_stale_gradient(model, X, y, n_micro):
+    model.weight.grad = None
+    stale = model.bias.grad.clone()
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        (F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X)).backward()
+    model.bias.grad -= stale
+
+
 def accumulate_crashes(model, X, y, n_micro):
     raise ValueError("not written yet")
 
 
 @pytest.mark.parametrize("answer", [accumulate_right, accumulate_with_sums,
-                                    accumulate_with_autograd_grad, accumulate_sums_then_divide])
+                                    accumulate_sums_then_divide, accumulate_shuffled,
+                                    accumulate_keeping_losses_after_backward])
 def test_exercise_3_correct(answer):
     assert is_correct(exercise_3(answer))
 
@@ -261,6 +410,18 @@ def test_exercise_3_correct(answer):
     (accumulate_fixed_four, "with n_micro=3"),
     (accumulate_forgets_backward, "counted 0 backward call(s)"),
     (accumulate_crashes, "raised ValueError: not written yet"),
+    (accumulate_forwards_micro_backwards_full, "backward call 1 did not compute the gradient"),
+    (accumulate_full_batch_through_a_transpose, "not through the full batch"),
+    (accumulate_on_altered_inputs, "other than rows of X"),
+    (accumulate_clearing_only_the_weight, "held before your function ran"),
+    (accumulate_clearing_only_the_bias, "held before your function ran"),
+    (accumulate_clearing_only_the_weight_equal_weights, "held before your function ran"),
+    (accumulate_with_autograd_grad, "0 of your 4 backward calls added into .grad"),
+    (accumulate_every_graph_alive_at_once, "still held its saved tensors"),
+    (accumulate_retaining_every_graph, "still held its saved tensors"),
+    (accumulate_then_subtract_the_stale_gradients, "changed .grad after its last backward()"),
+    (accumulate_then_subtract_only_the_bias_stale_gradient,
+     "changed .grad after its last backward()"),
     ([0.25, 0.25, 0.25, 0.25], "should be a function"),
 ])
 def test_exercise_3_wrong(answer, hint):

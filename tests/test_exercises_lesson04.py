@@ -2,6 +2,7 @@
 hint) for wrong or odd ones, and never an exception. They run on the lesson's own
 TwoHeadNet, taken from the notebook, as the check cells pass it in."""
 import inspect
+import itertools
 import re
 import textwrap
 from functools import partial
@@ -46,25 +47,41 @@ def test_exercise_1_correct(answer):
     assert is_correct(exercise_1(answer, TwoHeadNet))
 
 
-@pytest.mark.parametrize("label, given, words", [
-    ("A", "none", "what did loss2.backward(), without retain_graph"),
-    ("A", "version counter", "no version moves"),
-    ("B", "freed buffer", "does optimizer.zero_grad() touch the graph"),
-    ("B", "version counter", "does it change a parameter"),
-    ("C", "freed buffer", "is the trunk between loss1 and the regression head's parameters"),
-    ("C", "version counter", "updates no tensor"),
-    ("D", "freed buffer", "what did optimizer.step() do"),
-    ("D", "none", "does loss1's backward need any of them"),
-])
-def test_exercise_1_each_wrong_answer_gets_its_own_hint(label, given, words):
+WRONG_VERDICTS = [(label, given) for label, right in RIGHT_ERRORS.items()
+                  for given in ("freed buffer", "version counter", "none") if given != right]
+
+
+@pytest.mark.parametrize("label, given", WRONG_VERDICTS)
+def test_exercise_1_hints_at_the_reasoning_without_naming_the_sequence(label, given):
+    """One wrong verdict: the hint is about the reasoning; it names no sequence and gives no
+    count."""
     verdict = exercise_1({**RIGHT_ERRORS, label: given}, TwoHeadNet)
-    assert is_not_yet(verdict, "3 of 4 right", f"{label}: ", words)
-    assert RIGHT_ERRORS[label] not in verdict.message.split(f"{label}: ", 1)[1]  # no giveaway
+    assert is_not_yet(verdict, "A hint: ")
+    hint = verdict.message.split("A hint: ", 1)[1]
+    assert not re.search(r"\b[ABCD]\b|\bof 4\b|\d+ right", hint), verdict.message
 
 
-def test_exercise_1_names_the_first_wrong_sequence():
-    verdict = exercise_1({"A": "none", "B": "none", "C": "freed buffer", "D": "none"}, TwoHeadNet)
-    assert is_not_yet(verdict, "1 of 4 right", "A: ")
+def every_exercise_1_answer():
+    """Every dict of verdicts, right or wrong (3 ** 4 of them)."""
+    verdicts = ("freed buffer", "version counter", "none")
+    for choice in itertools.product(verdicts, repeat=len(RIGHT_ERRORS)):
+        yield dict(zip(RIGHT_ERRORS, choice))
+
+
+def test_exercise_1_toggling_verdicts_learns_nothing():
+    """The loophole: change one verdict at a time and watch the hint. Every wrong answer gets
+    the same message, so the hint tells neither which verdict is wrong nor what the right
+    one is (before, all "none" drew a hint that said which error the first wrong sequence
+    raises). Only the right answer is told apart."""
+    messages = {}
+    for answer in every_exercise_1_answer():
+        verdict = exercise_1(answer, TwoHeadNet)
+        if answer == {label: value.strip().lower() for label, value in RIGHT_ERRORS.items()}:
+            assert is_correct(verdict)
+        else:
+            messages.setdefault(verdict.message, []).append(answer)
+    assert len(messages) == 1, list(messages)
+    assert len(next(iter(messages.values()))) == 3 ** 4 - 1
 
 
 @pytest.mark.parametrize("answer, words", [
@@ -91,12 +108,12 @@ class NotTheLessonsModel(nn.Module):
 ])
 def test_exercise_1_and_2_without_the_lessons_model(model_class, words):
     assert is_not_yet(exercise_1(RIGHT_ERRORS, model_class), words)
-    assert is_not_yet(exercise_2({"C", "E"}, model_class), words)
+    assert is_not_yet(exercise_2({"B", "D"}, model_class), words)
 
 
 def test_the_usage_hint_names_the_exercise_checked():
     assert is_not_yet(exercise_1(RIGHT_ERRORS, None), "exercise_1(answer, TwoHeadNet)")
-    assert is_not_yet(exercise_2({"C", "E"}, None), "exercise_2(answer, TwoHeadNet)")
+    assert is_not_yet(exercise_2({"B", "D"}, None), "exercise_2(answer, TwoHeadNet)")
 
 
 @pytest.fixture
@@ -107,16 +124,14 @@ def in_korean():
     set_language("en")
 
 
-def test_each_wrong_answer_gets_its_own_hint_in_korean_too(in_korean):
-    """Every hint of exercise 1 exists in Korean, and no two wrong answers share one."""
-    hints = []
-    for label, by_answer in lesson04.sequence_hints().items():
-        for given in by_answer:
-            verdict = exercise_1({**RIGHT_ERRORS, label: given}, TwoHeadNet)
-            assert is_not_yet(verdict, "4개 중 3개 정답", f"순서 {label}: ")
-            hints.append(verdict.message.split(f"{label}: ", 1)[1])
-    assert len(set(hints)) == len(hints) == 8
-    assert all(re.search("[가-힣]", hint) for hint in hints)
+def test_every_hint_exists_in_korean_too(in_korean):
+    """The one hint of each exercise exists in Korean."""
+    verdict = exercise_1({**RIGHT_ERRORS, "A": "none"}, TwoHeadNet)
+    assert is_not_yet(verdict, "틀린 판정이 있습니다. 힌트: ")
+    assert re.search("[가-힣]", verdict.message.split("힌트: ", 1)[1])
+    verdict = exercise_2({"A"}, TwoHeadNet)
+    assert is_not_yet(verdict, "이 조합은 아닙니다. 힌트: ")
+    assert re.search("[가-힣]", verdict.message.split("힌트: ", 1)[1])
 
 
 class BiasTrunk(nn.Module):
@@ -142,11 +157,47 @@ class TwoHeadsOnABiasTrunk(nn.Module):
         return self.regression_head(features).squeeze(-1), self.classification_head(features)
 
 
+def test_the_checkers_copy_of_the_model_is_the_lessons():
+    mine, theirs = lesson04._fresh(lesson04._LessonModel)[0], lesson04._fresh(TwoHeadNet)[0]
+    assert [(name, p.shape) for name, p in mine.named_parameters()] == \
+        [(name, p.shape) for name, p in theirs.named_parameters()]
+    data = lesson04._data()
+    for a, b in zip(lesson04._losses(mine, data), lesson04._losses(theirs, data)):
+        assert torch.equal(a, b)
+
+
 def test_exercise_1_runs_pytorch_rather_than_reading_a_key():
-    """On a trunk that saves nothing, the second walk through it needs nothing freed."""
-    assert is_not_yet(exercise_1(RIGHT_ERRORS, TwoHeadsOnABiasTrunk), "A: ")
-    assert is_correct(exercise_1({"A": "none", "B": "none", "C": "none", "D": "none"},
-                                 TwoHeadsOnABiasTrunk))
+    """The right answers are what the sequences raise on the lesson's model, run here."""
+    from lesson_checks.errors import error_raised_by
+
+    for label, sequence in lesson04.SEQUENCES.items():
+        model, optimizer = lesson04._fresh(TwoHeadNet)
+        loss1, loss2 = lesson04._losses(model, lesson04._data())
+        raised = error_raised_by(lambda: sequence(model, optimizer, loss1, loss2))
+        assert raised == RIGHT_ERRORS[label].strip().lower()
+
+
+def test_a_model_whose_trunk_saves_nothing_is_refused():
+    """The loophole: on a trunk that saves no tensor, nothing is freed, so "none" everywhere
+    (exercise 1) and the broken loop's change B (exercise 2) would pass."""
+    assert is_correct(exercise_1(RIGHT_ERRORS, TwoHeadNet))
+    everything_none = {label: "none" for label in RIGHT_ERRORS}
+    for verdict in (exercise_1(everything_none, TwoHeadsOnABiasTrunk),
+                    exercise_1(RIGHT_ERRORS, TwoHeadsOnABiasTrunk),
+                    exercise_2({"B", "C", "E"}, TwoHeadsOnABiasTrunk),
+                    exercise_2(RIGHT_FIXES, TwoHeadsOnABiasTrunk)):
+        assert is_not_yet(verdict, "does not behave as the lesson's TwoHeadNet")
+
+
+class WiderTwoHeadNet(nn.Module):
+    """The lesson's model with another width: it runs, and behaves the same way."""
+
+    def __new__(cls):
+        return TwoHeadNet(hidden=16)
+
+
+def test_a_model_that_behaves_the_same_is_accepted():
+    assert is_correct(exercise_1(RIGHT_ERRORS, WiderTwoHeadNet))
 
 
 # Exercise 2: which changes fix the broken loop -------------------------------------------
@@ -159,27 +210,48 @@ def test_the_loop_of_exercise_2_is_broken():
 RIGHT_FIXES = solution("04", 2)
 
 
-@pytest.mark.parametrize("answer", [RIGHT_FIXES, ["E", "C"], ("c", " e "), frozenset("CE")])
+@pytest.mark.parametrize("answer", [RIGHT_FIXES, ["D", "B"], ("b", " d "), frozenset("BD")])
 def test_exercise_2_correct(answer):
     assert is_correct(exercise_2(answer, TwoHeadNet))
 
 
-@pytest.mark.parametrize("answer, words", [
-    ({"A"}, "A: it trains right, but walks the trunk backward 2 times a step"),
-    ({"A", "C", "E"}, "A: it trains right"),
-    ({"B"}, "B: the loop still raises the freed buffer error"),
-    ({"C", "D", "E"}, "D: it runs, but the parameters never move"),
-    ({"C"}, "not the only ones"),
-    ({"E"}, "not the only ones"),
-    (set(), "at least one of the changes works"),
-])
-def test_exercise_2_wrong_answers(answer, words):
-    assert is_not_yet(exercise_2(answer, TwoHeadNet), words)
+def test_each_wrong_change_makes_the_mistake_it_is_there_for():
+    """A steps on loss2's gradients alone, C still raises, E takes two passes; B and D work."""
+    assert lesson04._outcomes(TwoHeadNet) == {
+        "A": lesson04.WRONG_UPDATE, "B": None, "C": lesson04.RAISES, "D": None,
+        "E": lesson04.TWO_PASSES}
+    assert lesson04._train(TwoHeadNet, lesson04.change_c)[0] == FREED_BUFFER
+
+
+def every_subset(labels):
+    return [set(chosen) for size in range(len(labels) + 1)
+            for chosen in itertools.combinations(labels, size)]
+
+
+def test_exercise_2_elimination_and_toggling_learn_nothing():
+    """The loophole: try the changes one at a time, or add and drop one from a set, and
+    read the hint. Before, the hint named the change ("A: it trains right, but ...") and
+    said "not the only ones" of a right but short set. Now every wrong set but the empty
+    one gets the same message, whichever changes it holds or misses."""
+    messages = {}
+    for answer in every_subset(lesson04.CHANGES):
+        verdict = exercise_2(answer, TwoHeadNet)
+        if answer == RIGHT_FIXES:
+            assert is_correct(verdict)
+        elif answer:
+            messages.setdefault(verdict.message, []).append(answer)
+    assert len(messages) == 1, list(messages)
+    hint = next(iter(messages)).split("A hint: ", 1)[1]
+    assert not re.search(r"\b[ABCDE]\b|\b\d", hint), hint
+
+
+def test_exercise_2_the_empty_set_is_told_that_one_works():
+    assert is_not_yet(exercise_2(set(), TwoHeadNet), "at least one of the changes works")
 
 
 @pytest.mark.parametrize("answer, words", [
-    ({"F"}, "unknown label(s) F"), ("CE", "expected a set of labels"),
-    ({"C": True}, "expected a set of labels"), ([3], "expected a set of labels"),
+    ({"F"}, "unknown label(s) F"), ("BD", "expected a set of labels"),
+    ({"B": True}, "expected a set of labels"), ([3], "expected a set of labels"),
 ])
 def test_exercise_2_odd_answers(answer, words):
     assert is_not_yet(exercise_2(answer, TwoHeadNet), words)
@@ -187,11 +259,24 @@ def test_exercise_2_odd_answers(answer, words):
 
 def test_exercise_2_judges_the_update_not_just_the_error():
     """A change that runs but steps on loss1 alone is not the loop's intent."""
-    changes = {**lesson04.CHANGES, "F": lambda model, loss1, loss2: loss1.backward()}
     intended = lesson04._intended(TwoHeadNet)
     start = torch.nn.utils.parameters_to_vector(lesson04._fresh(TwoHeadNet)[0].parameters())
-    outcome = lesson04._outcome(TwoHeadNet, changes["F"], intended, start.detach())
-    assert outcome == "it runs, but its update is not one SGD step on loss1 + loss2"
+    outcome = lesson04._outcome(TwoHeadNet, lambda model, optimizer, loss1, loss2:
+                                loss1.backward(), intended, start.detach())
+    assert outcome == lesson04.WRONG_UPDATE
+
+
+def code_cells(language):
+    notebook = nbformat.read(NOTEBOOKS[language], as_version=4)
+    return "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize("language", NOTEBOOKS)
+def test_exercise_2_s_changes_are_not_on_the_page(language):
+    """Recall is not the exercise: no change is code the lesson's cells already run."""
+    code = code_cells(language)
+    for label, change in lesson04.CHANGES.items():
+        assert "\n".join(body_lines(change)) not in code, label
 
 
 # Both ------------------------------------------------------------------------------------
@@ -200,7 +285,7 @@ def test_the_checks_leave_the_readers_random_state_and_autograd_alone():
     with global_rng_left_alone(), autograd_left_alone():
         exercise_1(RIGHT_ERRORS, TwoHeadNet)
         exercise_2(RIGHT_FIXES, TwoHeadNet)
-        exercise_2({"B"}, TwoHeadNet)  # raises inside the check
+        exercise_2({"C"}, TwoHeadNet)  # raises inside the check
 
 
 def body_lines(function):

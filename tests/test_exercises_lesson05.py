@@ -1,5 +1,9 @@
 """Lesson 05's checkers: unanswered for None, correct for a right answer, not yet for
 wrong ones (with a hint specific to the slip), and never a crash on odd input."""
+import re
+import weakref
+from collections import Counter
+
 import numpy as np
 import pytest
 import torch
@@ -19,50 +23,118 @@ ODD_INPUTS = ["abc", b"bytes", 42j, True, 3.5, float("nan"), object(), {"a": 1},
 
 test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = \
     every_checker_tests(CHECKS, ODD_INPUTS,
-                        sample_answers=[None, 11300, {"C"}, len, torch.arange(6.0).view(2, 3)])
+                        sample_answers=[None, 11300, [(25, 10)], {"C"}, len,
+                                    torch.arange(6.0).view(2, 3)])
 
 
-# Exercise 1: Linear(10, 40) -> GELU -> Linear(40, 20) -> Tanh -> Linear(20, 3), batch 25.
+# Exercise 1: Linear(10, 40) -> GELU -> Linear(40, 20) -> Tanh -> Linear(20, 3), batch 25:
+# the shapes of the storages retained_bytes counts, one per storage.
 
-RIGHT_BYTES = solution("05", 1)  # the lesson's worked solution: x, GELU's input and output, Tanh's, out
-
-
-def test_exercise_1_measures_what_the_hand_count_says():
-    assert lesson05._exercise_1_measured() == RIGHT_BYTES
+RIGHT_SHAPES = solution("05", 1)  # the lesson's worked solution
+RIGHT_BYTES = 4 * 25 * (10 + 40 + 40 + 20 + 3)
 
 
-@pytest.mark.parametrize("answer", [11300, 11300.0, np.int64(11300)])
+def test_exercise_1_solution_is_what_the_graph_keeps():
+    assert Counter(RIGHT_SHAPES) == lesson05._exercise_1_storages()
+    assert lesson05._exercise_1_measured() == RIGHT_BYTES == 11300
+    assert sum(4 * a * b for a, b in RIGHT_SHAPES) == RIGHT_BYTES
+
+
+@pytest.mark.parametrize("answer", [
+    RIGHT_SHAPES, tuple(reversed(RIGHT_SHAPES)), [list(s) for s in RIGHT_SHAPES],
+    [torch.Size(s) for s in RIGHT_SHAPES], [(np.int64(a), b) for a, b in RIGHT_SHAPES]])
 def test_exercise_1_right(answer):
-    assert is_correct(lesson05.exercise_1(answer))
+    verdict = lesson05.exercise_1(answer)
+    assert is_correct(verdict) and "11300 bytes" in verdict.message
+
+
+@pytest.mark.parametrize("answer", [11300, 11300.0, np.int64(11300), torch.tensor(11300)])
+def test_exercise_1_refuses_a_pasted_byte_count(answer):
+    # the loophole: retained_bytes(loss) run on the model and pasted, no counting done
+    assert is_not_yet(lesson05.exercise_1(answer), "not a number", "shapes")
+
+
+GELU_OUT, TANH_OUT = (25, 40), (25, 20)
+# GELU and Tanh taken the wrong way round: GELU saving only its output, Tanh its input and
+# its output; five entries for five storages
+SWAPPED = [(25, 10), GELU_OUT, TANH_OUT, TANH_OUT, (25, 3)]
+
+
+def without(shapes, shape):
+    shapes = list(shapes)
+    shapes.remove(shape)
+    return shapes
 
 
 @pytest.mark.parametrize("answer, words", [
-    (RIGHT_BYTES - 4 * 25 * 40, ["GELU", "one storage"]),       # GELU counted like ReLU
-    (RIGHT_BYTES + 4 * 25 * 20, ["Tanh", "counted once"]),      # Tanh's output twice
-    (RIGHT_BYTES - 4 * 25 * 10, ["input batch x"]),             # x forgotten
-    (RIGHT_BYTES - 4 * 25 * 3, ["output", "pow(2)"]),           # the output forgotten
-    (RIGHT_BYTES - 4 * 25 * 2, ["3 wide"]),                     # the output taken 1 wide
-    (RIGHT_BYTES + 4 * (40 * 20 + 20 * 3), ["Wᵀ", "views", "leaves"]),  # saved weights counted
-    (RIGHT_BYTES + 4 * 1323, ["parameters", "leaves"]),         # every parameter added
-    (RIGHT_BYTES // 4, ["elements"]),                           # elements, not bytes
-    # the ReLU formula copied as is: GELU's input missing and the output taken 1 wide
-    (4 * 25 * (10 + 40 + 20 + 1), ["two slips", "GELU"]),
+    (without(RIGHT_SHAPES, GELU_OUT), ["1 storage(s) missing", "input or its output"]),  # GELU as ReLU
+    (without(RIGHT_SHAPES, (25, 10)), ["missing"]),                                   # x forgotten
+    (without(RIGHT_SHAPES, (25, 3)), ["missing", "pow(2)"]),                          # out forgotten
+    (RIGHT_SHAPES + [TANH_OUT], ["more entries than storages", "listed once"]),       # Tanh twice
+    (SWAPPED, ["right number of storages", "which activation saves its input"]),      # swapped
+    ([(25, 40), (25, 40), TANH_OUT, TANH_OUT, (25, 3)],                               # x forgotten,
+     ["right number of storages", "for each node from the loss back", "counted twice"]),  # Tanh twice
+    ([(25, 10), (25, 40), (25, 40), TANH_OUT, TANH_OUT],                              # out forgotten,
+     ["right number of storages", "for each node from the loss back", "counted twice"]),  # Tanh twice
+    ([(25, 40), (25, 40), TANH_OUT, TANH_OUT],                                        # x and out
+     ["listed more often", "for each node from the loss back"]),                      # forgotten
+    (without(without(RIGHT_SHAPES, GELU_OUT), GELU_OUT) + [TANH_OUT],                  # Tanh twice,
+     ["listed more often", "missing", "input or its output"]),                        # GELU none
+    (RIGHT_SHAPES + [(40, 20), (20, 3)], ["Wᵀ", "leaves"]),                           # saved weights
+    (RIGHT_SHAPES + [(40, 10)], ["parameter", "leaves"]),                             # a parameter
+    (set(RIGHT_SHAPES), ["a set", "list"]),                                           # one (25, 40) lost
+    ([(b, a) for a, b in RIGHT_SHAPES], ["batch first"]),                            # transposed
+    (without(RIGHT_SHAPES, (25, 3)) + [(25, 1)], ["(25, 1) is not the shape"]),       # out taken 1 wide
 ])
-def test_exercise_1_hints_name_the_slip(answer, words):
+def test_exercise_1_hints_point_at_the_reasoning(answer, words):
     assert is_not_yet(lesson05.exercise_1(answer), *words)
 
 
-@pytest.mark.parametrize("answer", [0, -11300, 1568, 11301, 11250])
-def test_exercise_1_other_wrong_answers_get_the_general_hint(answer):
-    assert is_not_yet(lesson05.exercise_1(answer), "each storage once")
+def test_exercise_1_hints_do_not_name_the_entry_to_change():
+    # the duplicated and the missing shape are not named: no toggling entries to a tick
+    for answer in (RIGHT_SHAPES + [TANH_OUT], without(RIGHT_SHAPES, GELU_OUT), SWAPPED):
+        message = lesson05.exercise_1(answer).message
+        assert "(25, 20)" not in message and "(25, 40)" not in message
 
 
-def test_exercise_1_no_slip_lands_on_the_right_answer():
-    assert RIGHT_BYTES not in lesson05._exercise_1_hints(RIGHT_BYTES)
+@pytest.mark.parametrize("answer", [
+    [(25, 40), (25, 40), TANH_OUT, TANH_OUT, (25, 3)],   # x forgotten, Tanh's output twice
+    [(25, 10), (25, 40), (25, 40), TANH_OUT, TANH_OUT],  # pow's saved output forgotten, same
+    [(25, 40), (25, 40), TANH_OUT, TANH_OUT],            # both forgotten, same
+])
+def test_exercise_1_activation_hint_only_when_the_slip_is_an_activations(answer):
+    # the old hint asked "which activation saves its input?" whenever the count was right,
+    # pointing away from the forgotten batch or output; now only when every shape too many
+    # and too few is an activation's input or output
+    message = lesson05.exercise_1(answer).message
+    assert "activation" not in message
+    assert "(25, 20)" not in message and "(25, 10)" not in message and "(25, 3)" not in message
 
 
-def test_exercise_1_asks_for_a_plain_number():
-    assert is_not_yet(lesson05.exercise_1(torch.tensor(11300)), ".item()")
+def test_exercise_1_swap_is_not_called_too_many_entries():
+    # the loophole of the old hint: five entries for five storages, told "more entries"
+    assert len(SWAPPED) == sum(lesson05._exercise_1_storages().values())
+    assert "more entries" not in lesson05.exercise_1(SWAPPED).message
+
+
+@pytest.mark.parametrize("answer", [[], (), set()])
+def test_exercise_1_empty_answer_does_not_give_the_count(answer):
+    # an empty list must not be a way to read how many storages there are
+    message = lesson05.exercise_1(answer).message
+    assert is_not_yet(lesson05.exercise_1(answer), "empty")
+    assert not any(digit in message for digit in "0123456789")
+
+
+def test_exercise_1_example_is_not_a_right_shape():
+    # the placeholder's example shapes give none of the answer away
+    example = eval(lesson05.SHAPES_EXAMPLE)
+    assert not set(example) & set(lesson05._exercise_1_storages())
+
+
+@pytest.mark.parametrize("answer", [[(25, 0)], [(25.0, 10)], [(True, 10)], ["25, 10"],
+                                    [[(25, 10)]], "[(25, 10)]", {(25, 10): 1}])
+def test_exercise_1_odd_shapes_get_a_hint(answer):
+    assert is_not_yet(lesson05.exercise_1(answer), "list of shapes")
 
 
 # Exercise 2: which snippets still hold saved tensors once they finish.
@@ -81,20 +153,32 @@ def test_exercise_2_right(answer):
     assert is_correct(lesson05.exercise_2(answer))
 
 
-@pytest.mark.parametrize("answer, label", [
-    ({"C", "E", "F"}, "A"),            # believes eval() stops the graph
-    ({"A", "B", "C", "E", "F"}, "B"),  # B keeps nodes, not saved tensors
-    ({"A", "C", "E"}, "F"),            # misses that `loss` still names the last graph
-    ({"A", "E", "F"}, "C"),            # misses what the retained last graph keeps
-    ({"A", "C", "D", "E", "F"}, "D"),  # believes no_grad still saves
-    ({"A", "C", "F"}, "E"),            # misses the classic leak
-    ({"E"}, "A"),                      # the classic leak alone: A comes first
-    (set(lesson05.SNIPPETS), "B"),     # everything
-    (set(), "A"),                      # nothing
-])
-def test_exercise_2_hint_names_a_wrong_label_and_asks(answer, label):
-    verdict = lesson05.exercise_2(answer)
-    assert is_not_yet(verdict, f"look again at {label}:", lesson05.look_again(label))
+WRONG_SETS = [
+    {"C", "E", "F"},            # believes eval() stops the graph
+    {"A", "B", "C", "E", "F"},  # B keeps nodes, not saved tensors
+    {"A", "C", "E"},            # misses that `loss` still names the last graph
+    {"A", "E", "F"},            # misses what the retained last graph keeps
+    {"A", "C", "D", "E", "F"},  # believes no_grad still saves
+    {"A", "C", "F"},            # misses the classic leak
+    {"E"},                      # the classic leak alone
+    set(lesson05.SNIPPETS),     # everything
+    set(),                      # nothing
+]
+
+
+@pytest.mark.parametrize("answer", WRONG_SETS)
+def test_exercise_2_hint_asks_the_question(answer):
+    assert is_not_yet(lesson05.exercise_2(answer), lesson05.look_again())
+
+
+def test_exercise_2_hint_is_the_same_for_every_wrong_answer():
+    # the loophole of a hint naming a wrong label (or how many are wrong): flip labels one
+    # at a time until the verdict turns, in six tries; the same message tells nothing
+    messages = {lesson05.exercise_2(answer).message for answer in WRONG_SETS}
+    assert len(messages) == 1
+    message = messages.pop()
+    assert not any(re.search(rf"\b{label}\b", message) for label in lesson05.SNIPPETS)
+    assert not any(digit in message for digit in "0123456789")
 
 
 def test_exercise_2_hint_does_not_say_which_way():
@@ -267,6 +351,41 @@ def test_exercise_3_hints_name_the_problem(answer, words):
         torch.set_grad_enabled(True)
 
 
+def reattaches_a_graph(model, batches):
+    # nothing saved stays alive, but the results still carry a grad_fn
+    average, predictions = with_no_grad(model, batches)
+    return average * torch.ones((), requires_grad=True), predictions.requires_grad_() * 1
+
+
+def returns_predictions_with_a_graph_only(model, batches):
+    average, predictions = with_no_grad(model, batches)
+    return average.item(), predictions.requires_grad_() + 0
+
+
+@pytest.mark.parametrize("answer, words", [
+    (reattaches_a_graph, ["the average loss and the predictions", "grad_fn"]),
+    (returns_predictions_with_a_graph_only, ["returns the predictions", "grad_fn"]),
+])
+def test_exercise_3_refuses_results_with_a_grad_fn(answer, words):
+    # the loophole: returned tensors that still have a grad_fn, though no activation is alive
+    verdict = lesson05.exercise_3(answer)
+    assert is_not_yet(verdict, *words)
+
+
+def test_the_watch_follows_storages_not_tensor_objects():
+    # a saved output is kept as a new tensor object over its storage: a weak reference to
+    # the output tensor dies while the graph still holds its memory; the watch does not
+    model = nn.Sequential(nn.Linear(16, 32), nn.Tanh())
+    watch = lesson05._ActivationWatch(model)
+    out = model(torch.randn(8, 16))
+    tensor_ref = weakref.ref(out)
+    kept = out.sum()  # sum saves nothing; TanhBackward0 saves its result
+    del out
+    assert tensor_ref() is None and watch.alive() == 1
+    del kept
+    assert watch.alive() == 0
+
+
 def test_exercise_3_names_a_lone_tensor_with_a_graph():
     def returns_one_tensor(model, batches):
         return leaky(model, batches)[1]
@@ -293,6 +412,7 @@ def test_the_watch_sees_graphs_pile_up_and_go():
 
 def test_checkers_leave_the_global_rng_and_autograd_alone():
     with global_rng_left_alone(), autograd_left_alone():
+        lesson05.exercise_1(RIGHT_SHAPES)
         lesson05.exercise_1(RIGHT_BYTES)
         lesson05.exercise_2(KEEPERS)
         lesson05.exercise_3(with_no_grad)

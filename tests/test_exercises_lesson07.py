@@ -5,6 +5,7 @@ The set-up is the lesson's: `make_net`, `x` and `y` as its set-up cells define t
 (the check cells pass them in), and the two broken loops as the exercises give them.
 """
 import copy
+import functools
 
 import nbformat
 import pytest
@@ -18,7 +19,7 @@ from project import ROOT
 from lesson_checks import lesson07
 from lesson_checks.errors import FREED_BUFFER, VERSION_COUNTER, error_raised_by
 from lesson_checks.seeding import seeded
-from solutions import solution
+from solutions import answer_cell, set_up_source, solution
 
 LESSON = ROOT / "notebooks" / "07_debugging_a_second_backward_error.ipynb"
 
@@ -34,12 +35,12 @@ x = torch.randn(64, 4, generator=_generator)
 y = torch.tanh(x @ torch.randn(4, 1, generator=_generator))
 
 
-def exercise_1(answer):
-    return lesson07.exercise_1(answer, make_net, x, y)
+def exercise_1(answer, failing_step=1, carrier="anchor"):  # the right prediction
+    return lesson07.exercise_1(answer, make_net, x, y, failing_step, carrier)
 
 
-def exercise_2(answer):
-    return lesson07.exercise_2(answer, make_net, x, y)
+def exercise_2(answer, why="a"):  # the right reason
+    return lesson07.exercise_2(answer, make_net, x, y, why)
 
 
 CHECKS = [exercise_1, exercise_2]
@@ -109,6 +110,48 @@ def anchor_detached_where_used(encoder, head, opt, x, y, steps):
         step(loss, opt)
         losses.append(loss.item())
     return losses
+
+
+# Exercise 1 first asks for a prediction, made by reading the loop: step 1, `anchor`.
+
+@pytest.mark.parametrize("failing_step, carrier", [(None, "anchor"), (1, None), (None, None)])
+def test_exercise_1_a_fix_without_the_prediction_is_unanswered(failing_step, carrier):
+    verdict = exercise_1(anchor_detached_once, failing_step, carrier)
+    assert verdict.correct is None and "before running the loop" in verdict.message, verdict
+
+
+@pytest.mark.parametrize("failing_step, carrier, words", [
+    (0, "anchor", ["by hand", "grad_fn"]),
+    (2, "anchor", ["by hand", "grad_fn"]),
+    (True, "anchor", ["failing_step is a step number", "bool"]),  # True == 1 in Python
+    (1.0, "anchor", ["failing_step is a step number", "float"]),
+    ("1", "anchor", ["failing_step is a step number", "str"]),
+    (1, "features", ["by hand", "grad_fn"]),
+    (1, "losses", ["by hand", "grad_fn"]),
+    (1, "loss", ["by hand", "grad_fn"]),
+    (1, "anchor = features", ["by hand", "grad_fn"]),
+    (1, ["anchor"], ["carrier is a name", "list"]),
+])
+def test_exercise_1_a_wrong_prediction_is_refused_even_with_a_right_fix(failing_step, carrier,
+                                                                        words):
+    verdict = exercise_1(anchor_detached_once, failing_step, carrier)
+    assert is_not_yet(verdict, *words), verdict
+
+
+def test_exercise_1_the_prediction_is_checked_before_the_fix():
+    verdict = exercise_1(None, 0, "anchor")
+    assert is_not_yet(verdict, "by hand"), verdict
+    verdict = exercise_1(None, 1, "anchor")
+    assert verdict.correct is None and "train_with_anchor" in verdict.message, verdict
+
+
+def test_exercise_1_the_lessons_worked_solution_and_its_prediction():
+    names = {}
+    with seeded(0):
+        exec(set_up_source("07"), names)
+        exec(answer_cell("07", 1), names)
+    verdict = exercise_1(names["answer"], names["failing_step"], names["carrier"])
+    assert is_correct(verdict), verdict
 
 
 @pytest.mark.parametrize("answer", [anchor_detached_once, anchor_before_the_loop,
@@ -231,10 +274,11 @@ def test_exercise_1_wrong(answer, words):
     assert is_not_yet(verdict, *words), verdict
 
 
-# Exercise 2: rows scaled to length 1, in place, in a helper.
+# Exercise 2: rows scaled to length 1, one row at a time, in place, in a helper.
 
 def unit_rows(features):  # as the exercise gives it
-    features /= features.norm(dim=1, keepdim=True)
+    for i in range(len(features)):
+        features[i] /= features[i].norm()
     return features
 
 
@@ -273,8 +317,12 @@ def norm_then_clone_then_in_place(features):
     return features
 
 
+def stacked_rows(features):
+    return torch.stack([row / row.norm() for row in features])
+
+
 @pytest.mark.parametrize("scale_rows", [divided_out_of_place, normalize,
-                                        norm_then_clone_then_in_place])
+                                        norm_then_clone_then_in_place, stacked_rows])
 def test_exercise_2_right(scale_rows):
     verdict = exercise_2(training_with(scale_rows))
     assert is_correct(verdict), verdict
@@ -318,6 +366,35 @@ def not_scaled(features):
     return features
 
 
+def explains_rewrite(features):
+    """explain's first "Here": the line out of place, still a write into features."""
+    for i in range(len(features)):
+        features[i] = features[i] / features[i].norm()
+    return features
+
+
+def explains_rewrite_then_its_clone(features):
+    """explain's second "Here": a copy just above, written into row by row."""
+    features = features.clone()
+    for i in range(len(features)):
+        features[i] = features[i] / features[i].norm()
+    return features
+
+
+def cloned_then_rows_in_place(features):
+    features = features.clone()
+    for i in range(len(features)):
+        features[i] /= features[i].norm()
+    return features
+
+
+def row_name_rebound(features):
+    """Runs: the loop rebinds `row` to a new tensor, and the features stay as they were."""
+    for row in features:
+        row = row / row.norm()
+    return features
+
+
 def scaled_to_length_2(features):
     return 2 * features / features.norm(dim=1, keepdim=True)
 
@@ -334,7 +411,11 @@ def retained(encoder, head, opt, x, y, steps):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (train_on_directions, ["changed in place", "explain()"]),
+    (train_on_directions, ["changed in place", "which tensors"]),
+    (training_with(explains_rewrite), ["changed in place", "which tensors"]),
+    (training_with(explains_rewrite_then_its_clone), ["changed in place", "which tensors"]),
+    (training_with(cloned_then_rows_in_place), ["changed in place", "which tensors"]),
+    (training_with(row_name_rebound), ["no longer scaled"]),
     (training_with(under_no_grad), ["changed in place"]),
     (training_with(clone_then_in_place), ["changed in place"]),
     (retained, ["changed in place"]),
@@ -359,7 +440,9 @@ def test_the_checkers_own_functions_are_refused(check, reference):
 
 # What a check cell must survive, and must leave as it was.
 
-@pytest.mark.parametrize("check", [lesson07.exercise_1, lesson07.exercise_2])
+@pytest.mark.parametrize("check", [
+    functools.partial(lesson07.exercise_1, failing_step=1, carrier="anchor"),
+    functools.partial(lesson07.exercise_2, why="a")], ids=["exercise_1", "exercise_2"])
 @pytest.mark.parametrize("setup", [(None, None, None), (print, x, y), (make_net, "x", y),
                                    (lambda: (1, 2, 3), x, y)], ids=stable_id)
 def test_a_check_cell_given_something_else_than_the_lesson_set_up(check, setup):
@@ -405,3 +488,96 @@ def test_the_set_up_here_is_the_lessons(lesson):
     (exercise_2, "train_on_directions", train_on_directions)])
 def test_the_broken_loops_here_are_the_lessons(lesson, check, name, ours):
     assert repr(check(lesson[name])) == repr(check(ours))
+
+
+# Loopholes: a wrapper around the checker's reference, and a fix that freezes the encoder.
+
+@pytest.mark.parametrize("check, wrapper", [
+    (exercise_1, lambda *args: lesson07._anchor_kept_from_before_training(*args)),
+    (exercise_1, lambda encoder, head, opt, x, y, steps: lesson07._anchored(
+        encoder, head, opt, x, y, steps,
+        lambda features, anchor: features.detach() if anchor is None else anchor)),
+    (exercise_2, lambda *args: lesson07._unit_rows_out_of_place(*args)),
+    # functools.wraps would leave the unguarded function as __wrapped__; there is none
+    (exercise_1, lambda *args: getattr(lesson07._anchored, "__wrapped__", lesson07._anchored)(
+        *args, lambda features, anchor: features.detach() if anchor is None else anchor)),
+    (exercise_2, lambda *args: getattr(lesson07._unit_rows_out_of_place, "__wrapped__",
+                                       lesson07._unit_rows_out_of_place)(*args))])
+def test_a_wrapper_around_the_checkers_function_is_refused(check, wrapper):
+    verdict = check(wrapper)
+    assert is_not_yet(verdict, "checker's own function"), verdict
+
+
+def encoder_frozen(encoder, head, opt, x, y, steps):
+    """Runs and lowers the loss, but the encoder gets no gradient: the lesson's wrong
+    detach, in the exercise."""
+    with torch.no_grad():
+        anchor = encoder(x)
+    losses = []
+    for _ in range(steps):
+        features = encoder(x).detach()
+        loss = F.mse_loss(head(features), y) + F.mse_loss(features, anchor)
+        step(loss, opt)
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.parametrize("reference", [lesson07._anchored, lesson07._anchor_kept_from_before_training,
+                                       lesson07._unit_rows_out_of_place, lesson07._rows_not_scaled])
+def test_no_unguarded_copy_of_a_checkers_function_is_left_to_call(reference):
+    assert not hasattr(reference, "__wrapped__") and reference.__closure__ is None
+
+
+def test_exercise_1_a_fix_that_freezes_the_encoder_is_refused():
+    verdict = exercise_1(encoder_frozen)
+    assert is_not_yet(verdict, "never change", "no gradient"), verdict
+
+
+def test_exercise_2_a_fix_that_freezes_the_encoder_is_refused():
+    verdict = exercise_2(training_with(lambda features: divided_out_of_place(features.detach())))
+    assert is_not_yet(verdict, "never change", "no gradient"), verdict
+
+
+def rows_written_into_a_new_tensor(features):
+    """Right: each row divided by its norm, written into a new tensor (its graph goes
+    through CopySlices, whose saved bytes retained_bytes cannot read)."""
+    out = torch.empty_like(features)
+    for i in range(len(features)):
+        out[i] = features[i] / features[i].norm()
+    return out
+
+
+def test_exercise_2_rows_written_into_a_new_tensor_is_right():
+    verdict = exercise_2(training_with(rows_written_into_a_new_tensor))
+    assert is_correct(verdict), verdict
+
+
+def test_exercise_1_one_verdict_for_the_pair():
+    """Toggling one half of the prediction at a time learns nothing: both wrong halves get
+    the same message."""
+    messages = {exercise_1(anchor_detached_once, 0, "anchor").message,
+                exercise_1(anchor_detached_once, 1, "features").message,
+                exercise_1(anchor_detached_once, 2, "loss").message}
+    assert len(messages) == 1, messages
+
+
+@pytest.mark.parametrize("why", [None])
+def test_exercise_2_a_fix_without_the_reason_is_unanswered(why):
+    verdict = exercise_2(training_with(divided_out_of_place), why)
+    assert verdict.correct is None and '"a", "b" or "c"' in verdict.message, verdict
+
+
+@pytest.mark.parametrize("why, words", [("b", ["no earlier backward"]),
+                                        ("c", ["no earlier backward"]),
+                                        ("d", ['one of "a", "b" or "c"']),
+                                        (1, ['one of "a", "b" or "c"', "int"])])
+def test_exercise_2_a_wrong_reason_is_refused_even_with_a_right_fix(why, words):
+    verdict = exercise_2(training_with(divided_out_of_place), why)
+    assert is_not_yet(verdict, *words), verdict
+
+
+def test_exercise_2_the_reason_is_checked_before_the_fix():
+    verdict = exercise_2(None, "b")
+    assert is_not_yet(verdict, "no earlier backward"), verdict
+    verdict = exercise_2(None, "a")
+    assert verdict.correct is None and "train_on_directions" in verdict.message, verdict

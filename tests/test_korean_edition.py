@@ -27,6 +27,8 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:e[-+]?\d+)?")
 STATED_TIME = {"en": re.compile(r"\*\*Time:\*\*\s+about\s+(\d+)\s+minutes"),
                "ko": re.compile(r"\*\*시간:\*\*\s+약\s+(\d+)분")}
+STATED_EXERCISE_TIME = {"en": re.compile(r"about\s+(\d+)\s+(?:minutes\s+)?for\s+the\s+\w+\s+exercises"),
+                        "ko": re.compile(r"연습 문제[^.\n]*?약\s+(\d+)분")}
 IDS = [path.name for path in KOREAN_NOTEBOOKS]
 
 
@@ -147,6 +149,10 @@ def test_states_the_same_time_as_the_english(pair):
     en = STATED_TIME["en"].search(markdown(english))
     ko = STATED_TIME["ko"].search(markdown(korean))
     assert ko, "no '**시간:** 약 N분' line"
+    assert ko.group(1) == en.group(1)
+    en, ko = (STATED_EXERCISE_TIME[lang].search(markdown(notebook))
+              for lang, notebook in (("en", english), ("ko", korean)))
+    assert en and ko, "no time for the exercises ('연습 문제 ... 약 N분')"
     assert ko.group(1) == en.group(1)
 
 

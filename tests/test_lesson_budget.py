@@ -27,6 +27,15 @@ def test_states_the_time_its_size_gives(stats):
     assert stats.stated_minutes == stats.estimated_minutes, (
         f"states {stats.stated_minutes} minutes; its core's size gives "
         f"{stats.estimated_minutes} (see tools/lesson_stats.py)")
+    assert stats.stated_exercise_minutes == stats.exercise_minutes, (
+        f"states {stats.stated_exercise_minutes} minutes for the exercises; "
+        f"{stats.exercises} exercises take about {stats.exercise_minutes} "
+        "('**Time:** about N minutes for the core, and about M for the two exercises')")
+
+
+def test_no_silent_checks(stats):
+    """A claim is shown to the reader (strict nbval compares it), not asserted in silence."""
+    assert stats.silent_checks == 0, f"{stats.silent_checks} code cells assert outside a function"
 
 
 def test_two_or_three_exercises(stats):
@@ -36,6 +45,20 @@ def test_two_or_three_exercises(stats):
 def test_the_budget_check_can_fail():
     long = LessonStats("long", core_words=1501, total_words=1501, core_cells=61,
                        core_code_cells=30, exercises=2, stated_minutes=30)
-    assert len(long.over_budget) == 2
-    assert LessonStats("ok", 1500, 2200, 60, 30, 2, 30).estimated_minutes == 30
+    assert len(long.over_budget) == 2  # words and cells (13.6 + 15 = 28.6 min: in time)
+    # 1100 words (10 min) + 75 code lines (5) + 20 cells (10) + 5 predictions (5) = 30 min
+    ok = LessonStats("ok", 1100, 2200, 60, 20, 3, 30, core_code_lines=75, predictions=5)
+    assert ok.estimated_minutes == 30 and not ok.over_budget and ok.exercise_minutes == 25
+    assert LessonStats("slow", 1100, 2200, 60, 20, 3, 30, core_code_lines=160,
+                       predictions=5).over_budget == ["core 40 min > 35"]
+
+
+def test_a_silent_check_is_seen(tmp_path):
+    import json
+    cells = [{"cell_type": "code", "source": source, "metadata": {}, "outputs": []}
+             for source in ("assert x == 1", "def f():\n    assert True", "x == 1",
+                            "lesson_checks.lesson01.exercise_1(answer)")]
+    path = tmp_path / "01_x.ipynb"
+    path.write_text(json.dumps({"cells": cells}))
+    assert lesson_stats(path).silent_checks == 1
 

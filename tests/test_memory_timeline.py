@@ -2,6 +2,7 @@
 sizes are known, against an independent measurement where they are not; its phases; and
 what it does with odd blocks (nothing allocated, nested, an error inside)."""
 import ctypes
+import gc
 import ctypes.util
 import sys
 
@@ -94,12 +95,19 @@ def test_the_peak_agrees_with_malloc_s_own_count():
 
     step()  # warm up: malloc's own arenas and PyTorch's first-use buffers
     trunk.zero_grad(set_to_none=True)
-    with memory_timeline(device="cpu") as mem:
-        step()
-    trunk.zero_grad(set_to_none=True)
-    sampler = _SampleAfterEveryOp(held)
-    with sampler:
-        step()
+    # malloc counts the whole process: no garbage collection of other tests' objects
+    # (this worker ran them) in the middle of the measurement
+    gc.collect()
+    gc.disable()
+    try:
+        with memory_timeline(device="cpu") as mem:
+            step()
+        trunk.zero_grad(set_to_none=True)
+        sampler = _SampleAfterEveryOp(held)
+        with sampler:
+            step()
+    finally:
+        gc.enable()
     assert mem.peak.bytes > 4_000_000  # megabytes: the overheads are small beside them
     assert abs(mem.peak.bytes - sampler.highest) < 0.03 * mem.peak.bytes, \
         (mem.peak.bytes, sampler.highest)
@@ -249,3 +257,14 @@ def test_plot_draws_the_line_the_phases_and_the_peak():
                                          (7_100_000, "7.1 MB"), (-2_500, "-2.5 kB")])
 def test_bytes_are_said_in_decimal_units(count, text):
     assert format_bytes(count) == text
+
+
+def test_by_default_it_measures_the_device_the_block_allocated_on():
+    """A CPU model on a GPU machine (Colab's GPU runtime) is measured on the CPU."""
+    from autograd_lens.memory import _device_used
+    with memory_timeline() as mem:
+        torch.ones(1000)
+    assert mem.device == "cpu" and mem.peak.bytes == 4000
+    event = lambda on, nbytes: (0.0, nbytes, on, "aten::empty", "", None, 0)  # noqa: E731
+    assert _device_used(([event("cpu", 8), event("cpu", -8)], [], [])) == "cpu"
+    assert _device_used(([event("cpu", 8), event("cuda:1", 4), event("cuda:1", 4)], [], [])) == "cuda:1"

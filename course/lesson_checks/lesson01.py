@@ -1,9 +1,11 @@
 """Check cells for lesson 01, "backward() and the graph it walks".
 
 Every checker works out the right answer by running PyTorch, not from a stored key:
-exercise 1 builds `x.exp()` and reads what its backward node saved; exercise 2 runs the
-exercise's code and reads `y.grad_fn.next_functions`; exercise 3 runs the exercise's code
-and reads each tensor's `.grad`. The code of exercises 2 and 3 lives here as text, and the
+exercise 1 runs the exercise's code and reads which of each product's `_saved_self` and
+`_saved_other` hold a tensor; exercise 2 runs the exercise's code and reads
+`y.grad_fn.next_functions`; exercise 3 runs the exercise's code and reads each tensor's
+`.grad` and `.is_leaf`. The hints of exercises 1 and 3 state a rule and say how to apply
+it; no hint says which name is wrong. The exercises' code lives here as text, and the
 notebook shows that very text (tests/test_exercises_lesson01.py checks it). No checker
 touches the global RNG: every leaf is built from fixed values.
 """
@@ -14,7 +16,6 @@ import torch
 
 from .answers import kind, labels
 from .language import say
-from .seeding import fresh_leaf
 from .verdict import Verdict, correct, not_yet, unanswered
 
 
@@ -25,59 +26,126 @@ def _run(code) -> dict:
     return namespace
 
 
-# Exercise 1: which tensor does the backward node of `a.exp()` save?
+# Exercise 1: which factors does each product's MulBackward0 save?
 
-def _saved_by_exp() -> list:
-    """The names of the tensors that ExpBackward0 saves, read from a real node."""
-    node = fresh_leaf([[1.0, 2.0, 3.0, 4.0]]).exp().grad_fn
-    return sorted(attr[len("_raw_saved_"):] for attr in dir(node)
-                  if attr.startswith("_raw_saved_"))
+EXERCISE_1_CODE = """\
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+x = torch.tensor([3.0, 4.0])
+y1 = x * w
+y2 = w * x
+y3 = w * w.exp()
+y4 = w.exp() * x"""
+
+PRODUCTS = ("y1", "y2", "y3", "y4")
+SLOTS = ("self", "other")
+
+
+def _saved_slots() -> dict:
+    """Each product's name -> the slots of its MulBackward0 that hold a tensor, read from
+    the real nodes (`_saved_self` / `_saved_other` is None where nothing was saved)."""
+    products = _run(EXERCISE_1_CODE)
+    return {name: {slot for slot in SLOTS
+                   if getattr(products[name].grad_fn, f"_saved_{slot}") is not None}
+            for name in PRODUCTS}
+
+
+def _slot_name(label: str) -> str:
+    """'self' from 'self', '_saved_self', 'saved_self' or " 'Self' "."""
+    name = label.strip().strip("'\"").strip().lower()
+    for prefix in ("_saved_", "saved_"):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    return name
+
+
+def _quoted(names) -> str:
+    """Names as the reader typed them, quoted, so that '' or ' ' show as such."""
+    return ", ".join(repr(name) for name in names)
+
+
+def _read_slots(answer):
+    """({product: set of slots}, None), or (None, a one-line hint on the answer's form)."""
+    if not isinstance(answer, dict):
+        return None, say(f"expected a dict such as {{'y1': set(), 'y2': {{'self', 'other'}}, "
+                         f"...}}; got {kind(answer)}",
+                         f"{{'y1': set(), 'y2': {{'self', 'other'}}, ...}} 같은 "
+                         f"딕셔너리(dict)가 와야 하는데 {kind(answer)}가 왔습니다")
+    if any(not isinstance(key, str) for key in answer):
+        return None, say("the keys are the products' names as strings, 'y1' to 'y4'",
+                         "키는 곱의 이름을 문자열로 쓴 'y1'부터 'y4'까지입니다")
+    chosen = {}
+    for key, value in answer.items():
+        if isinstance(value, str):
+            value = {value}
+        if not isinstance(value, (set, frozenset, list, tuple)) \
+                or any(not isinstance(item, str) for item in value):
+            return None, say("each value is a set of slot names as strings: {'self'}, "
+                             "{'other'}, {'self', 'other'} or set()",
+                             "값은 저장 자리의 이름을 문자열로 담은 집합입니다: {'self'}, "
+                             "{'other'}, {'self', 'other'}, set()")
+        chosen[key.strip().strip("'\"").strip().lower()] = {_slot_name(item) for item in value}
+    unknown = sorted(set(chosen) - set(PRODUCTS))
+    if unknown:
+        return None, say(f"unknown name(s) {_quoted(unknown)}: the products are "
+                         f"{', '.join(PRODUCTS)}",
+                         f"알 수 없는 이름입니다: {_quoted(unknown)}. 곱의 이름은 "
+                         f"{', '.join(PRODUCTS)}입니다")
+    missing = [name for name in PRODUCTS if name not in chosen]
+    if missing:
+        return None, say(f"give a set for every product; none for {', '.join(missing)}",
+                         f"곱마다 집합을 하나씩 주세요. {', '.join(missing)}에 대한 답이 "
+                         f"없습니다")
+    slots = set().union(*chosen.values())
+    if slots - set(SLOTS):
+        return None, say(f"unknown slot name(s) {_quoted(sorted(slots - set(SLOTS)))}: the "
+                         f"slots are 'self' (the first factor) and 'other' (the second)",
+                         f"알 수 없는 자리 이름입니다: {_quoted(sorted(slots - set(SLOTS)))}. "
+                         f"자리는 'self'(첫째 인수)와 'other'(둘째 인수)입니다")
+    return chosen, None
+
+
+def factor_rule() -> str:
+    """The hint for any wrong answer: the principle of section 4 and how to apply it;
+    never which product is wrong, nor which slot, nor in which direction."""
+    return say("in self * other, the gradient for one factor is the incoming gradient times "
+               "the other factor, so the node saves a factor when, and only when, the other "
+               "factor needs a gradient; a tensor needs one if it requires grad: a leaf made "
+               "with requires_grad=True, or any tensor computed from one. Apply this to both "
+               "factors of every product",
+               "self * other에서 한 인수에 대한 변화도는 들어온 변화도에 다른 인수를 곱한 "
+               "것이므로, 노드는 다른 인수가 변화도를 필요로 할 때, 그리고 그때만 이 인수를 "
+               "저장합니다. 텐서는 requires_grad=True로 만든 잎 텐서이거나 그런 텐서로부터 "
+               "계산된 텐서일 때 변화도가 필요합니다. 모든 곱의 두 인수 모두에 이것을 "
+               "적용하세요")
 
 
 def exercise_1(answer) -> Verdict:
-    """y = a.exp(): does y.grad_fn save 'self' (the input a) or 'result' (the output y)?"""
+    """For y1 to y4 of EXERCISE_1_CODE: which of _saved_self / _saved_other hold a tensor?"""
     if answer is None:
-        return unanswered(say("set `answer` to 'self' or 'result', then run this cell again",
-                              "`answer`에 'self' 또는 'result'를 넣고 이 셀을 다시 실행하세요"))
-    if isinstance(answer, torch.Tensor):
-        return not_yet(say("give the name of the saved tensor as a string, 'self' or 'result', "
-                           "not a tensor",
-                           "텐서가 아니라 저장된 텐서의 이름을 문자열로 주세요: 'self' 또는 "
-                           "'result'"))
-    if not isinstance(answer, str):
-        return not_yet(say(f"expected a string, 'self' or 'result'; got {kind(answer)}",
-                           f"'self' 또는 'result' 문자열이 와야 하는데 {kind(answer)}가 왔습니다"))
-    name = answer.strip().strip("'\"").lower()
-    for prefix in ("_saved_", "_raw_saved_"):
-        if name.startswith(prefix):
-            name = name[len(prefix):]
-    saved = _saved_by_exp()  # ['result']: read from a real node, not assumed
-    if name in saved and name == "result":
-        return correct(say("ExpBackward0 saves `result`, the output y: the derivative of "
-                           "exp(a) is exp(a) itself, so y is all its formula needs and the "
-                           "node does not save a.",
-                           "ExpBackward0 노드는 출력 y인 `result`를 저장합니다: exp(a)의 "
-                           "도함수는 exp(a) 자신이므로 공식에 필요한 것은 y뿐이고, 노드는 "
-                           "a를 저장하지 않습니다."))
-    if name in saved:
-        return correct(say(f"ExpBackward0 saves `{name}` on this version of PyTorch.",
-                           f"이 버전의 PyTorch에서 ExpBackward0 노드가 저장하는 텐서는 "
-                           f"`{name}`입니다."))
-    if name == "self":
-        return not_yet(say("it could keep a and compute exp(a) again during backward, but the "
-                           "derivative of exp(a) is exp(a): which tensor already holds that?",
-                           "a를 저장했다가 역전파 때 exp(a)를 다시 계산할 수도 있겠지만, "
-                           "exp(a)의 도함수는 exp(a)입니다: 그 값을 이미 담고 있는 텐서는 "
-                           "어느 것일까요?"))
-    if name == "other":
-        return not_yet(say("`other` is the second input of a two-input op such as b * 2; "
-                           "exp has a single input. Choose between 'self' and 'result'.",
-                           "`other`는 b * 2처럼 입력이 둘인 연산의 두 번째 입력인데, exp는 "
-                           "입력이 하나뿐입니다. 'self'와 'result' 중에서 고르세요."))
-    return not_yet(say(f"{answer.strip()!r} is not one of the choices: answer 'self' (the "
-                       "input a) or 'result' (the output y)",
-                       f"{answer.strip()!r} 값은 보기에 없습니다: 'self'(입력 a)나 "
-                       "'result'(출력 y) 중 하나로 답하세요"))
+        return unanswered(say("set `answer` to a dict from each product to the slots that "
+                              "hold a tensor, e.g. {'y1': set(), 'y2': {'self', 'other'}, "
+                              "...}, then run this cell again",
+                              "`answer`에 곱마다 텐서를 담은 자리의 집합을 적은 딕셔너리(예: "
+                              "{'y1': set(), 'y2': {'self', 'other'}, ...})를 넣고 이 셀을 "
+                              "다시 실행하세요"))
+    chosen, hint = _read_slots(answer)
+    if hint:
+        return not_yet(hint)
+    # {'y1': {'self'}, 'y2': {'other'}, 'y3': {'self', 'other'}, 'y4': {'other'}}: read
+    if chosen != _saved_slots():
+        return not_yet(factor_rule())
+    return correct(say("∂(self * other)/∂self = other and ∂/∂other = self: a factor is saved "
+                       "for the gradient of the other one. In y1 only w (other) requires "
+                       "grad, so x (self) is saved; in y2 w is self, so x (other) is saved; "
+                       "in y3 both factors need a gradient, so both are saved; in y4 "
+                       "w.exp() is no leaf but was computed from w, so it needs a gradient "
+                       "and x (other) is saved.",
+                       "∂(self * other)/∂self = other이고 ∂/∂other = self입니다: 한 인수는 "
+                       "다른 인수의 변화도를 위해 저장됩니다. y1에서는 w(other)만 "
+                       "requires_grad=True이므로 x(self)가 저장됩니다. y2에서는 w가 self이므로 "
+                       "x(other)가 저장됩니다. y3에서는 두 인수 모두 변화도가 필요하므로 둘 다 "
+                       "저장됩니다. y4에서 w.exp()는 잎 텐서가 아니지만 w로부터 계산되었으므로 "
+                       "변화도가 필요하고, x(other)가 저장됩니다."))
 
 
 # Exercise 2: y.grad_fn.next_functions for a product of two chunks, as names.
@@ -220,52 +288,47 @@ g.retain_grad()"""
 
 TENSOR_NAMES = ("w", "u", "x", "h", "g", "loss")
 
-# Why a name does not belong in the answer, or why it does: said as a question about the
-# code, so that a hint never settles any other name. Functions, not constants: the hints
-# are written in the language chosen when the check runs.
+# The hints never say which name is wrong, nor whether it is one too many or one too few:
+# each states the rule for one kind of tensor (leaves, non-leaves) and asks the reader to
+# apply it to every tensor of that kind, so toggling one name at a time is no shortcut.
+# Functions, not constants: the hints are written in the language chosen when the check
+# runs.
 
-def why_no_grad() -> dict:
-    """The names whose .grad is None, each with its hint."""
-    return {
-        "x": say("x was computed (arange, then * 2), yet it is a leaf: does it require grad?",
-                 "x는 계산으로 만들어졌지만(arange 다음 * 2) 잎 텐서입니다. 그런데 x는 "
-                 "requires_grad=True일까요?"),
-        "g": say("g.retain_grad() came after loss.backward(): can it keep a gradient that "
-                 "was already passed on and dropped?",
-                 "g.retain_grad()는 loss.backward() 다음에 호출되었습니다. 이미 다음으로 "
-                 "넘기고 버린 변화도를 남겨 둘 수 있을까요?"),
-        "loss": say("loss is not a leaf: what would it take for a non-leaf to keep its .grad?",
-                    "loss는 잎 텐서가 아닙니다. 잎 텐서가 아닌 텐서가 .grad를 남기려면 "
-                    "무엇이 필요할까요?"),
-    }
+def leaf_rule() -> str:
+    """The hint when the answer is wrong about at least one leaf."""
+    return say("not yet right about the leaves (the tensors that no tracked operation "
+               "made): a leaf has a .grad when it requires grad and the backward pass "
+               "reaches it. Check every leaf, in your set "
+               "or not, against both conditions",
+               "잎 텐서(추적되는 연산이 만들지 않은 텐서)에 대한 답이 아직 맞지 않습니다. "
+               "잎 텐서는 requires_grad=True이고 역전파가 닿으면 "
+               ".grad를 가집니다. 답에 넣었든 넣지 않았든 모든 잎 텐서를 두 조건에 "
+               "비추어 보세요")
 
 
-def why_grad() -> dict:
-    """The names whose .grad is not None, each with its hint."""
-    return {
-        "w": say("w is a leaf that requires grad: was loss computed from it?",
-                 "w는 requires_grad=True인 잎 텐서입니다. loss는 w로부터 계산되었나요?"),
-        "u": say("0 * u.sum() is still an operation autograd records: does backward reach u, "
-                 "and is a gradient of zeros still a .grad?",
-                 "0 * u.sum()도 autograd가 기록하는 연산입니다. 역전파가 u까지 닿을까요? "
-                 "그리고 0으로 채워진 변화도도 .grad일까요?"),
-        "h": say("h is not a leaf, but look at what the code asks of h before loss.backward()",
-                 "h는 잎 텐서가 아니지만, 코드가 loss.backward() 전에 h에 무엇을 요청하는지 "
-                 "보세요"),
-    }
+def non_leaf_rule() -> str:
+    """The hint when the leaves are right and at least one non-leaf is wrong."""
+    return say("the leaves are right; not yet the non-leaves: a non-leaf keeps its .grad "
+               "only if its retain_grad() was called before backward() ran. Check every "
+               "non-leaf, in your set or not, against the order of the lines",
+               "잎 텐서는 맞았고, 잎 텐서가 아닌 텐서는 아직 아닙니다. 잎 텐서가 아닌 "
+               "텐서는 backward()가 실행되기 전에 retain_grad()를 호출했을 때만 .grad를 "
+               "남깁니다. 답에 넣었든 넣지 않았든 잎 텐서가 아닌 텐서를 모두 코드 줄의 "
+               "순서에 비추어 보세요")
 
 
-def _look_again(name) -> str:
-    """The hint for a name that has no hint of its own (on another PyTorch version)."""
-    return say(f"look again at {name}", f"{name} 텐서를 다시 보세요")
+def _run_exercise_3() -> tuple:
+    """Run EXERCISE_3_CODE: (the names whose .grad is not None, the names of the leaves)."""
+    tensors = _run(EXERCISE_3_CODE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # reading a non-leaf's .grad warns that it is None
+        with_grad = {name for name in TENSOR_NAMES if tensors[name].grad is not None}
+    return with_grad, {name for name in TENSOR_NAMES if tensors[name].is_leaf}
 
 
 def _with_grad() -> set:
     """The names in EXERCISE_3_CODE whose .grad is not None once it has run."""
-    tensors = _run(EXERCISE_3_CODE)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # reading a non-leaf's .grad warns that it is None
-        return {name for name in TENSOR_NAMES if tensors[name].grad is not None}
+    return _run_exercise_3()[0]
 
 
 def exercise_3(answer) -> Verdict:
@@ -287,18 +350,16 @@ def exercise_3(answer) -> Verdict:
     chosen = {name.lower() for name in chosen}
     unknown = sorted(chosen - set(TENSOR_NAMES))
     if unknown:
-        return not_yet(say(f"unknown name(s) {', '.join(unknown)}: the tensors are "
+        return not_yet(say(f"unknown name(s) {_quoted(unknown)}: the tensors are "
                            f"{', '.join(TENSOR_NAMES)}",
-                           f"알 수 없는 이름입니다: {', '.join(unknown)}. 텐서 이름은 "
+                           f"알 수 없는 이름입니다: {_quoted(unknown)}. 텐서 이름은 "
                            f"{', '.join(TENSOR_NAMES)}입니다"))
-    truth = _with_grad()  # {'w', 'u', 'h'}: read from the tensors after running the code
-    no_grad, grad = why_no_grad(), why_grad()
-    for name in TENSOR_NAMES:  # one hint at a time, in the code's order
-        if name in chosen and name not in truth:
-            return not_yet(no_grad.get(name) or _look_again(name))
-    for name in TENSOR_NAMES:
-        if name in truth and name not in chosen:
-            return not_yet(grad.get(name) or _look_again(name))
+    truth, leaves = _run_exercise_3()  # {'w', 'u', 'h'}, {'w', 'u', 'x'}: read, not stored
+    wrong = chosen ^ truth  # one too many or one too few: the hint does not say which
+    if wrong & leaves:
+        return not_yet(leaf_rule())
+    if wrong:
+        return not_yet(non_leaf_rule())
     return correct(say("w and u are leaves that require grad and loss was computed from both "
                        "(u's .grad holds zeros); h kept its gradient because retain_grad() "
                        "came before backward; x requires no grad, and loss and g are "

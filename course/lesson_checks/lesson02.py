@@ -2,21 +2,26 @@
 
 exercise_1: which expressions survive a second backward() without retain_graph;
 exercise_2: which saved tensors are still alive after an order of backward calls;
-exercise_3: a function that gets the gradient of two outputs from ONE graph and ONE
-            backward call, without retain_graph.
+exercise_3: a function that calls backward() once on each of three losses that share
+            part of a graph, in an order it chooses, with as few retain_graph=True as
+            possible.
 
 Every checker works out the right answer by running PyTorch, not from a stored key:
 exercise 1 backpropagates each expression twice, exercise 2 runs the calls and asks weak
-references what is still alive, exercise 3 runs the reader's function and watches what
-it asks autograd to do.
+references what is still alive, exercise 3 tries every order and every choice of flags
+for the fewest that work, then runs the reader's function on a fresh graph and watches
+what it asks autograd to do (which loss each call starts from, with what weight and
+flags, how often each node runs, `w.grad`).
+The hints of exercises 1 and 2 redo the reasoning, and every wrong answer gets the same
+one: trying one label at a time tells nothing about any label.
 """
 import inspect
+import itertools
 import weakref
 from contextlib import contextmanager
+from functools import lru_cache
 
 import torch
-
-from autograd_lens import saved_tensors
 
 from .answers import kind, raised, read_labels
 from .errors import FREED_BUFFER, NO_ERROR, error_raised_by, which_error
@@ -43,6 +48,38 @@ def _nodes(*roots):
     return _nodes_from(*(t.grad_fn for t in roots if isinstance(t, torch.Tensor)))
 
 
+def _label_range(choices) -> str:
+    """'A'–'F': the labels of `choices`, first to last, as the strings they are."""
+    first, *_, last = choices
+    return f"'{first}'–'{last}'"
+
+
+def _element(value) -> str:
+    """One element of the reader's answer, for a one-line hint: `1 (an int)`, or only its
+    kind when its text could be long or hold an address."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return f"{value!r} ({kind(value)})"  # kind() speaks the chosen language
+    return kind(value)
+
+
+def _read_labels(answer, choices):
+    """read_labels, with a hint that says what is wrong with an answer that is not a set of
+    label strings, and shows no example set (an example could be part of the answer)."""
+    collection = isinstance(answer, (set, frozenset, list, tuple))
+    strange = [value for value in answer if not isinstance(value, str)] if collection else []
+    labels = _label_range(choices)
+    if strange:
+        return None, say(f"got {kind(answer)} containing {_element(strange[0])}; the labels "
+                         f"are strings {labels}",
+                         f"{_element(strange[0])}이(가) 든 {kind(answer)}가 왔습니다. 레이블은 "
+                         f"문자열 {labels}입니다")
+    if not collection:
+        return None, say(f"expected a set of labels, strings {labels}; got {kind(answer)}",
+                         f"문자열 {labels} 레이블의 집합(set)이 와야 하는데 {kind(answer)}가 "
+                         "왔습니다")
+    return read_labels(answer, choices)
+
+
 # Exercise 1 ---------------------------------------------------------------
 # Each candidate is evaluated from this very text, with `a` a 1x4 leaf, so what the
 # notebook lists is exactly what the checker runs (a test compares the two).
@@ -67,53 +104,35 @@ def _survives_second_backward(label) -> bool:
     return error_raised_by(out.backward) == NO_ERROR
 
 
-def _why_it_fails(label) -> str:
-    """What the expression's graph saved, read from a fresh graph."""
-    a, out = _build(label)
-    rows = saved_tensors(out)
-    which = say(f"{label}, `{EXPRESSIONS[label]}`, does not survive",
-                f"{label}, `{EXPRESSIONS[label]}` 식은 두 번째 역전파에서 살아남지 못합니다")
-    if not rows:
-        return say(f"{which}: run it twice and read the error.",
-                   f"{which}: 두 번 실행해 보고 오류 메시지를 읽어 보세요.")
-    row = rows[0]
-    if row.tensor is a:
-        return say(f"{which}: {row.node} saves `{row.attribute}`, which is `a` itself. After the "
-                   "first backward `a` is still alive (you hold it), but the node has dropped "
-                   "its reference to it, and the second backward needs it.",
-                   f"{which}: {row.node} 노드가 저장하는 텐서(`{row.attribute}`)는 `a` 자신입니다. "
-                   "첫 번째 역전파 뒤에도 `a`는 살아 있지만(여러분이 참조하고 있으니까요), 노드는 "
-                   "그 텐서에 대한 참조를 버렸고, 두 번째 역전파에는 그 텐서가 필요합니다.")
-    return say(f"{which}: {row.node} saves `{row.attribute}` as a tensor, and the first "
-               "backward frees it.",
-               f"{which}: {row.node} 노드는 `{row.attribute}` 값을 텐서로 저장하고, 첫 번째 "
-               "역전파가 그 텐서를 해제합니다.")
-
-
-def _why_it_survives(label) -> str:
-    _, out = _build(label)
-    names = [node.name() for node in _nodes(out) if not hasattr(node, "variable")]
-    return say(f"{label}, `{EXPRESSIONS[label]}`, survives too: none of its nodes "
-               f"({', '.join(names)}) saves a tensor, so the first backward has nothing to free.",
-               f"{label}, `{EXPRESSIONS[label]}` 식도 살아남습니다: 이 식의 노드"
-               f"({', '.join(names)}) 중 텐서를 저장하는 노드가 없으므로, 첫 번째 역전파가 "
-               "해제할 것이 없습니다.")
+def _hint_1() -> str:
+    """The reasoning to redo, the same for every wrong answer: no label's verdict."""
+    return say("not the set that survives. For each expression, ask whether some node's gradient "
+               "formula needs a value: that node saves it as a tensor, and the first backward "
+               "frees it, even when the value is the leaf `a` you still hold (section 2) or a "
+               "plain number such as the 2 in `b * 2` (section 1). A node whose gradient needs no "
+               "value saves nothing, as for a.sum() and a + 1 (section 4). Check with "
+               "saved_tensors(expression).",
+               "살아남는 식의 집합이 아닙니다. 식마다, 어떤 노드의 변화도 공식에 값이 필요한지 "
+               "따져 보세요: 그런 노드는 그 값을 텐서로 저장하고, 첫 번째 역전파가 그것을 "
+               "해제합니다. 그 값이 여러분이 아직 가지고 있는 잎 텐서 `a`여도(2절), `b * 2`의 2 "
+               "같은 평범한 수여도(1절) 마찬가지입니다. 변화도에 아무 값도 필요 없는 노드는 "
+               "아무것도 저장하지 않습니다. 4절의 a.sum()과 a + 1이 그렇습니다. "
+               "saved_tensors(식)으로 확인해 보세요.")
 
 
 def exercise_1(answer) -> Verdict:
     """Which expressions survive a second backward() without retain_graph=True?"""
     if answer is None:
-        return unanswered(say("set `answer` to the set of labels that survive, e.g. {'A', 'B'}",
-                              "`answer`에 살아남는 식의 레이블 집합을 넣으세요. 예: {'A', 'B'}"))
-    chosen, hint = read_labels(answer, EXPRESSIONS)
+        return unanswered(say("set `answer` to the set of labels that survive, strings "
+                              f"{_label_range(EXPRESSIONS)}",
+                              "`answer`에 살아남는 식의 레이블 집합을 넣으세요. 레이블은 문자열 "
+                              f"{_label_range(EXPRESSIONS)}입니다"))
+    chosen, hint = _read_labels(answer, EXPRESSIONS)
     if hint:
         return not_yet(hint)
     survivors = {label for label in EXPRESSIONS if _survives_second_backward(label)}
-    wrongly_in, missing = sorted(chosen - survivors), sorted(survivors - chosen)
-    if wrongly_in:
-        return not_yet(_why_it_fails(wrongly_in[0]))
-    if missing:
-        return not_yet(_why_it_survives(missing[0]))
+    if chosen != survivors:
+        return not_yet(_hint_1())
     return correct(say(f"{', '.join(sorted(survivors))} save no tensors, so a second backward "
                        "works; each of the others saves one, which the first backward frees.",
                        f"{', '.join(sorted(survivors))}: 저장하는 텐서가 없으므로 두 번째 역전파도 "
@@ -164,31 +183,18 @@ SAVED_2 = {
           lambda ns: _node_under(ns["t"])),
 }
 
-# Why a label is alive or gone, for the hint to a reader who got that label wrong.
-# Each speaks of its own label only; tests check that the state it explains is the one
-# PyTorch produces. Functions, like the descriptions above, for the language.
-GONE_BECAUSE = {
-    "A": lambda: say("p.backward() ran through p's SinBackward0 without retain_graph, so the "
-                     "node dropped `h * 3`, and nothing else held that tensor.",
-                     "p.backward() 호출이 retain_graph 없이 p의 SinBackward0 노드를 지나갔으므로 "
-                     "노드는 `h * 3`을 버렸고, 그 텐서를 참조하는 다른 것은 없었습니다."),
-    "C": lambda: say("r.backward(retain_graph=True) kept it, but s is computed from m too: "
-                     "s.backward() runs through m's SinBackward0 without retain_graph, and "
-                     "nothing else held `h * 5`.",
-                     "r.backward(retain_graph=True) 호출은 그 텐서를 유지했지만, s도 m에서 "
-                     "계산됩니다: s.backward() 호출이 retain_graph 없이 m의 SinBackward0 노드를 "
-                     "지나갔고, `h * 5`를 참조하는 다른 것은 없었습니다."),
-}
-ALIVE_BECAUSE = {
-    "B": lambda: say("q.backward() made CosBackward0 drop its reference, but that tensor is "
-                     "`h`, a name you still hold.",
-                     "q.backward() 호출로 CosBackward0 노드는 참조를 버렸지만, 그 텐서는 "
-                     "여러분이 아직 가지고 있는 이름 `h`입니다."),
-    "D": lambda: say("no backward ran through t's CosBackward0 (nobody called t.backward()), "
-                     "so it still holds `h / 4`.",
-                     "t의 CosBackward0 노드를 지나간 역전파가 없으므로(아무도 t.backward()를 "
-                     "호출하지 않았습니다) 노드는 아직 `h / 4`를 참조하고 있습니다."),
-}
+def _hint_2() -> str:
+    """The reasoning to redo, the same for every wrong answer: no label's verdict."""
+    return say("not the set still alive. A saved tensor lives while anything holds it: a name "
+               "you hold, or a node that no backward without retain_graph has run through yet. "
+               "For each of the four calls, follow every node it runs through, not only the nodes "
+               "of the output's own line: an output computed from another one runs through that "
+               "one's nodes too.",
+               "아직 살아 있는 텐서의 집합이 아닙니다. 저장된 텐서는 무엇이든 그것을 참조하는 "
+               "동안 살아 있습니다: 여러분이 가진 이름, 또는 retain_graph 없는 역전파가 아직 "
+               "지나가지 않은 노드. 네 호출 각각이 지나가는 노드를 모두 따라가 보세요. 그 출력의 "
+               "줄에 있는 노드만이 아닙니다: 다른 출력으로 계산한 출력은 그 출력의 노드들도 "
+               "지나갑니다.")
 
 
 def _alive_after_calls() -> set:
@@ -204,26 +210,16 @@ def _alive_after_calls() -> set:
 def exercise_2(answer) -> Verdict:
     """Which of the saved tensors A-D are still alive after the four calls?"""
     if answer is None:
-        return unanswered(say("set `answer` to the set of labels still alive, e.g. {'A', 'B'} "
-                              "(or set() for none)",
-                              "`answer`에 아직 살아 있는 텐서의 레이블 집합을 넣으세요. "
-                              "예: {'A', 'B'} (하나도 없으면 set())"))
-    chosen, hint = read_labels(answer, SAVED_2)
+        return unanswered(say("set `answer` to the set of labels still alive, strings "
+                              f"{_label_range(SAVED_2)} (or set() for none)",
+                              "`answer`에 아직 살아 있는 텐서의 레이블 집합을 넣으세요. 레이블은 "
+                              f"문자열 {_label_range(SAVED_2)}입니다(하나도 없으면 set())"))
+    chosen, hint = _read_labels(answer, SAVED_2)
     if hint:
         return not_yet(hint)
     alive = _alive_after_calls()
-    wrongly_in, missing = sorted(chosen - alive), sorted(alive - chosen)
-    if wrongly_in:
-        label = wrongly_in[0]
-        why = GONE_BECAUSE.get(label, lambda: say("its node dropped it.",
-                                                  "노드가 그 텐서를 버렸습니다."))()
-        return not_yet(say(f"{label} is gone: {why}", f"{label} 텐서는 사라졌습니다: {why}"))
-    if missing:
-        label = missing[0]
-        why = ALIVE_BECAUSE.get(label, lambda: say("something still holds it.",
-                                                   "무언가가 아직 그 텐서를 참조하고 있습니다."))()
-        return not_yet(say(f"{label} is still alive: {why}",
-                           f"{label} 텐서는 아직 살아 있습니다: {why}"))
+    if chosen != alive:
+        return not_yet(_hint_2())
     return correct(say(f"alive: {', '.join(sorted(alive))}. A node's backward drops its saved "
                        "tensors; a tensor goes only when nothing else (your names, a node not yet "
                        "run, a retained graph) still holds it.",
@@ -233,134 +229,216 @@ def exercise_2(answer) -> Verdict:
 
 
 # Exercise 3 ---------------------------------------------------------------
+# The forward pass, as the notebook shows it (a test compares the two); `w` is a 1x4 leaf.
+FORWARD_3 = """\
+s = w + 1
+p = s.sin()
+q = s.exp()
+loss1 = p.sum()
+loss2 = (p + q).sum()
+loss3 = q.sum()"""
+LOSSES_3 = ("loss1", "loss2", "loss3")
 # torch.autograd.backward's own parameters, read before anyone wraps it.
 BACKWARD_SIGNATURE = inspect.signature(torch.autograd.backward)
 
 
+def _forward_3(seed=5):
+    """A fresh leaf `w` and the three losses built from it by FORWARD_3."""
+    namespace = {"w": fresh_leaf(seed=seed)}
+    exec(FORWARD_3, {}, namespace)  # a fixed string above, never the reader's
+    return namespace["w"], [namespace[name] for name in LOSSES_3]
+
+
+@lru_cache(maxsize=None)
+def fewest_flags() -> int:
+    """The fewest retain_graph=True with which one backward() per loss runs, over every
+    order of the three calls and every choice of flags, found by running them."""
+    fewest = None
+    for order in itertools.permutations(range(len(LOSSES_3))):
+        for flags in itertools.product((False, True), repeat=len(LOSSES_3)):
+            _, losses = _forward_3()
+
+            def run():
+                for index, keep in zip(order, flags):
+                    losses[index].backward(retain_graph=keep)
+            if error_raised_by(run) == NO_ERROR and (fewest is None or sum(flags) < fewest):
+                fewest = sum(flags)
+    return fewest
+
+
+def _reference_gradient():
+    w, losses = _forward_3()
+    sum(losses).backward()
+    return w.grad
+
+
+def _given(gradients) -> bool:
+    """Whether backward's `grad_tensors` (Tensor.backward's `gradient=`) holds a value."""
+    if gradients is None:
+        return False
+    if isinstance(gradients, torch.Tensor):
+        return True
+    return any(g is not None for g in gradients)
+
+
 @contextmanager
-def _backward_records(a):
-    """Record every torch.autograd.backward call made inside: its roots, and `a.grad`
-    just before and just after it (what backward itself wrote, whatever came later)."""
-    records = []
+def _watched_graph(w, losses):
+    """Watch the reader's backward calls on the graph of `losses`: for each call, its
+    flags, whether it was given `gradient=`, the weight each loss it started from
+    received, whether it failed, and `w.grad` before and after it; and how many times
+    each node of the graph ran, over all calls."""
+    calls, runs, handles = [], {}, []
+    current = []  # the call running now, for the hooks
+
+    for node in _nodes(*losses):
+        runs[node] = 0
+        handles.append(node.register_hook(
+            lambda grad_inputs, grad_outputs, node=node: runs.__setitem__(node, runs[node] + 1)))
+    def weight_of(index):
+        def note(grad_outputs):  # returns None: the gradient goes on unchanged
+            if current:
+                gradient = grad_outputs[0]
+                current[-1]["weights"].append(
+                    (index, None if gradient is None else gradient.detach().clone()))
+        return note
+
+    for index, loss in enumerate(losses):
+        handles.append(loss.grad_fn.register_prehook(weight_of(index)))
+
     inner = torch.autograd.backward  # watch_backward_calls' spy, when inside it
 
     def recorded(*args, **kwargs):
-        roots = BACKWARD_SIGNATURE.bind(*args, **kwargs).arguments.get("tensors")
-        roots = [roots] if isinstance(roots, torch.Tensor) else list(roots or [])
-        before = None if a.grad is None else a.grad.clone()
-        result = inner(*args, **kwargs)
-        after = None if a.grad is None else a.grad.clone()
-        records.append({"roots": roots, "before": before, "after": after})
-        return result
+        arguments = BACKWARD_SIGNATURE.bind(*args, **kwargs).arguments
+        call = {"retain": bool(arguments.get("retain_graph") or arguments.get("create_graph")),
+                "create": bool(arguments.get("create_graph")),
+                "gradient": _given(arguments.get("grad_tensors")), "weights": [],
+                "failed": False, "before": None if w.grad is None else w.grad.clone()}
+        calls.append(call)
+        current.append(call)
+        try:
+            return inner(*args, **kwargs)
+        except Exception:
+            call["failed"] = True  # even if the reader's code swallows the error
+            raise
+        finally:
+            current.pop()
+            call["after"] = None if w.grad is None else w.grad.clone()
 
     torch.autograd.backward = recorded
     try:
-        yield records
+        yield calls, runs
     finally:  # even when the reader's code raised
         torch.autograd.backward = inner
+        for handle in handles:
+            handle.remove()
 
 
-def _what_is_wrong_with_the_roots(roots, a):
-    """None if the graph of `roots` holds a mean and a sum of ONE node that leads to `a`
-    (one c, built once); otherwise a hint saying what the graph holds instead."""
-    below = {"Mean": [], "Sum": []}  # the node under each mean / sum in the graph
-    for node in _nodes(*roots):
-        for reduction, inputs in below.items():
-            if node.name().startswith(reduction + "Backward") and node.next_functions:
-                inputs.append(node.next_functions[0][0])
-    if not below["Mean"] and not below["Sum"]:
-        return say("the backward must start from c.mean() and c.sum() themselves, not from a "
-                   "loss or a gradient worked out by hand.",
-                   "역전파는 손으로 구한 손실이나 변화도가 아니라 c.mean()과 c.sum() 자체에서 "
-                   "시작해야 합니다.")
-    if not below["Mean"] or not below["Sum"]:
-        if below["Sum"]:
-            has, lacks = say("a sum", "합"), "mean"
-        else:
-            has, lacks = say("a mean", "평균"), "sum"
-        return say(f"the backward starts from {has} but from no c.{lacks}(): the one call must "
-                   "start from both, not from one with a weight worked out by hand.",
-                   f"역전파가 {has}에서는 시작하지만 c.{lacks}()에서는 시작하지 않습니다: 그 한 번의 "
-                   "호출은 손으로 구한 가중치를 곱한 한쪽이 아니라 둘 모두에서 시작해야 합니다.")
-    shared = [n for n in below["Mean"] if n is not None and any(n is m for m in below["Sum"])]
-    if not any(getattr(leaf, "variable", None) is a for leaf in _nodes_from(*shared)):
-        return say("the mean and the sum are taken of two different c's: build c once, so that "
-                   "one graph holds both outputs.",
-                   "평균과 합을 서로 다른 두 c에서 구했습니다: c를 한 번만 만들어서, 그래프 하나에 "
-                   "두 출력이 모두 들어 있게 하세요.")
-    return None
+def _expected_runs(losses, runs):
+    """Each node should run once for each loss whose graph reaches it."""
+    reach = [set(map(id, _nodes(loss))) for loss in losses]
+    return {node: sum(id(node) in nodes for nodes in reach) for node in runs}
+
+
+def _freed_hint() -> str:
+    return say("a backward ran through a node whose saved tensors an earlier call had freed. "
+               "Before each call, ask which nodes it runs through save a tensor "
+               "(saved_tensors(loss1, loss2, loss3) lists them), and whether a later call runs "
+               "through one of them too.",
+               "앞선 호출이 저장된 텐서를 해제한 노드를 뒤의 역전파가 지나갔습니다. 호출마다, 그 "
+               "호출이 지나가는 노드 가운데 텐서를 저장하는 것이 무엇인지(saved_tensors(loss1, "
+               "loss2, loss3)가 보여 줍니다), 그리고 뒤의 호출도 그 노드를 지나가는지 따져 보세요.")
 
 
 def exercise_3(answer) -> Verdict:
-    """one_pass(a): a.grad = the gradients of c.mean() and c.sum() added, c built once
-    from a, ONE backward call, no retain_graph, nothing written into a.grad by hand."""
+    """backwards(loss1, loss2, loss3): one backward() on each loss, in the order it
+    chooses, all three run, w.grad their gradients added, with the fewest
+    retain_graph=True that work (found by running every order and choice of flags)."""
     if answer is None:
-        return unanswered(say("set `answer` to your function, e.g. `answer = one_pass`",
-                              "`answer`에 작성한 함수를 넣으세요. 예: `answer = one_pass`"))
+        return unanswered(say("set `answer` to your function, e.g. `answer = backwards`",
+                              "`answer`에 작성한 함수를 넣으세요. 예: `answer = backwards`"))
     if not callable(answer):
-        return not_yet(say(f"expected a function taking `a`, like `def one_pass(a): ...`; "
-                           f"got {kind(answer)}",
-                           f"`def one_pass(a): ...`처럼 `a`를 받는 함수가 와야 하는데 "
-                           f"{kind(answer)}가 왔습니다"))
-    a = fresh_leaf(seed=3)
-    with watch_backward_calls() as calls, _backward_records(a) as records:
+        return not_yet(say(f"expected a function taking the three losses, like "
+                           f"`def backwards(loss1, loss2, loss3): ...`; got {kind(answer)}",
+                           f"`def backwards(loss1, loss2, loss3): ...`처럼 세 손실을 받는 함수가 "
+                           f"와야 하는데 {kind(answer)}가 왔습니다"))
+    w, losses = _forward_3()
+    with watch_backward_calls() as seen, _watched_graph(w, losses) as (calls, runs):
         try:
-            answer(a)
+            answer(*losses)
         except Exception as error:  # the reader's code: report it, don't crash the cell
             if which_error(error) == FREED_BUFFER:
-                return not_yet(say("its second backward still runs through the nodes whose "
-                                   "saved tensors the first one freed: one backward must do both.",
-                                   "첫 번째 역전파가 저장된 텐서를 해제한 노드들을 두 번째 역전파가 "
-                                   "여전히 지나갑니다: 역전파 한 번으로 둘 다 구해야 합니다."))
+                return not_yet(_freed_hint())
             return not_yet(raised(error))
-    if any(call.retain_graph for call in calls):
-        return not_yet(say("it uses retain_graph=True (or create_graph=True): do it without "
-                           "keeping the graph.",
-                           "retain_graph=True(또는 create_graph=True)를 쓰고 있습니다: 그래프를 "
-                           "유지하지 말고 해 보세요."))
+    if any(call["failed"] for call in calls):
+        return not_yet(_freed_hint())
+    if len(seen) > len(calls):
+        return not_yet(say("it calls torch.autograd.grad, which leaves w.grad alone: call "
+                           "backward() on each loss.",
+                           "torch.autograd.grad를 호출합니다. 이 함수는 w.grad를 건드리지 "
+                           "않습니다: 손실마다 backward()를 호출하세요."))
     if not calls:
-        return not_yet(say("no backward call was seen", "backward() 호출이 보이지 않습니다")
-                       + (say("; a.grad was written by hand: let backward() compute it.",
-                              ". a.grad를 손으로 써넣었습니다: backward()가 계산하게 하세요.")
-                          if a.grad is not None else
-                          say(": call backward on what you built.",
-                              ": 만든 것에서 backward()를 호출하세요.")))
-    if len(calls) > 1:
-        return not_yet(say(f"it runs {len(calls)} backward passes: the exercise asks for one "
-                           "call that gives both gradients, so that the shared nodes run once.",
-                           f"역전파 단계를 {len(calls)}번 실행합니다: 이 문제는 두 변화도를 모두 "
-                           "내는 호출 한 번을 요구합니다. 그래야 공유된 노드가 한 번만 실행됩니다."))
-    if not records:
-        return not_yet(say("it calls torch.autograd.grad, which leaves a.grad alone; let "
-                           "backward() write a.grad.",
-                           "torch.autograd.grad를 호출합니다. 이 함수는 a.grad를 건드리지 "
-                           "않습니다: backward()가 a.grad에 쓰게 하세요."))
-    record = records[0]
-    if record["before"] is not None:
-        return not_yet(say("a.grad already held something when backward ran: start from "
-                           "a.grad = None and let the one backward write all of it.",
-                           "backward()가 실행될 때 a.grad에 이미 값이 들어 있었습니다: "
-                           "a.grad = None에서 시작해서, 한 번의 역전파가 전부 쓰게 하세요."))
-    if record["after"] is None:
-        return not_yet(say("the backward call did not reach `a`: build c from the `a` your "
-                           "function receives.",
-                           "backward() 호출이 `a`까지 닿지 않았습니다: 함수가 받은 `a`로 c를 "
-                           "만드세요."))
-    if a.grad is None or not torch.equal(a.grad, record["after"]):
-        return not_yet(say("a.grad was changed after the backward call: let backward() write "
-                           "all of it, nothing by hand.",
-                           "backward() 호출 뒤에 a.grad가 바뀌었습니다: 손으로 고치지 말고 "
-                           "backward()가 전부 쓰게 하세요."))
-    wrong_roots = _what_is_wrong_with_the_roots(record["roots"], a)
-    if wrong_roots:
-        return not_yet(wrong_roots)
-    expected = 5 * a.detach()
-    if a.grad.shape != a.shape or not torch.allclose(a.grad, expected):
-        return not_yet(say("a.grad is not the gradient of c.mean() plus that of c.sum(): "
-                           "build c as (a ** 2) * 2.",
-                           "a.grad가 c.mean()의 변화도와 c.sum()의 변화도를 더한 값이 아닙니다: "
-                           "c를 (a ** 2) * 2로 만드세요."))
-    return correct(say("a.grad = a + 4a = 5a from one backward through one graph: the shared "
-                       "nodes ran once, and nothing was retained.",
-                       "그래프 하나를 지나는 역전파 한 번으로 a.grad = a + 4a = 5a가 됩니다: 공유된 "
-                       "노드는 한 번만 실행되었고, 유지된 것은 없습니다."))
+        return not_yet(say("no backward call was seen: call backward() once on each loss.",
+                           "backward() 호출이 보이지 않습니다: 손실마다 backward()를 한 번씩 "
+                           "호출하세요."))
+    started = [[index for index, _ in call["weights"]] for call in calls]
+    if any(len(indexes) > 1 for indexes in started):
+        return not_yet(say("one call starts from several losses. One (loss1 + loss2 + loss3)"
+                           ".backward() is the way when only the total counts, and needs no "
+                           "retain_graph at all; here each loss gets a backward() call of its own.",
+                           "호출 하나가 여러 손실에서 시작합니다. 합계만 필요하다면 "
+                           "(loss1 + loss2 + loss3).backward() 한 번이 맞는 방법이고 retain_graph도 "
+                           "전혀 필요 없습니다. 여기서는 손실마다 따로 backward()를 호출합니다."))
+    if sorted(index for indexes in started for index in indexes) != list(range(len(losses))) \
+            or any(not indexes for indexes in started):
+        return not_yet(say("call backward() exactly once on each of the three losses you "
+                           "receive, each call on one loss.",
+                           "받은 세 손실 각각에 backward()를 정확히 한 번씩, 호출마다 손실 하나씩 "
+                           "호출하세요."))
+    if any(call["gradient"] for call in calls) or not all(
+            weight is not None and bool((weight == 1).all())
+            for call in calls for _, weight in call["weights"]):
+        return not_yet(say("a call gives its loss a weight (a factor or a gradient= argument): "
+                           "call backward() on each loss itself.",
+                           "어떤 호출이 손실에 가중치(계수나 gradient= 인자)를 줍니다: 손실 자체에서 "
+                           "backward()를 호출하세요."))
+    if any(call["create"] for call in calls):
+        return not_yet(say("it uses create_graph=True, which keeps the graph too and builds "
+                           "another for the gradients: use retain_graph=True where keeping is "
+                           "needed.",
+                           "create_graph=True를 씁니다. 이것도 그래프를 유지하고, 변화도를 위한 "
+                           "그래프를 하나 더 만듭니다: 유지가 필요한 곳에는 retain_graph=True를 "
+                           "쓰세요."))
+    if calls[0]["before"] is not None:
+        return not_yet(say("w.grad already held something when the first backward ran: leave "
+                           "it to the three calls.",
+                           "첫 번째 역전파가 실행될 때 w.grad에 이미 값이 들어 있었습니다: w.grad는 "
+                           "세 호출에 맡기세요."))
+    if w.grad is None or calls[-1]["after"] is None or not torch.equal(w.grad, calls[-1]["after"]):
+        return not_yet(say("w.grad was changed after the backward calls: let them write all "
+                           "of it.",
+                           "backward() 호출 뒤에 w.grad가 바뀌었습니다: w.grad는 호출들이 전부 "
+                           "쓰게 하세요."))
+    if runs != _expected_runs(losses, runs) or not torch.allclose(w.grad, _reference_gradient()):
+        return not_yet(say("the graph's nodes did not each run once per loss through them: "
+                           "run backward() on the losses you receive, once each.",
+                           "그래프의 노드가 저마다 자신을 지나는 손실마다 한 번씩 실행되지 "
+                           "않았습니다: 받은 손실에서 한 번씩 backward()를 실행하세요."))
+    flags = sum(call["retain"] for call in calls)
+    if flags > fewest_flags():
+        return not_yet(say(f"all three ran, with {flags} retain_graph=True; fewer will do. A "
+                           "call needs it only if a later call runs through a node whose saved "
+                           "tensors it would free, and the order is yours: find the nodes that "
+                           "save a tensor (saved_tensors(loss1, loss2, loss3)) and the losses "
+                           "that run through each.",
+                           f"세 역전파가 모두 실행되었지만 retain_graph=True가 {flags}개입니다. 더 "
+                           "적게도 됩니다. 어떤 호출에 그것이 필요한 것은, 그 호출이 해제할 저장된 "
+                           "텐서를 가진 노드를 뒤의 호출이 지나갈 때뿐이고, 순서는 여러분이 정합니다: "
+                           "텐서를 저장하는 노드(saved_tensors(loss1, loss2, loss3))와, 각 노드를 "
+                           "지나가는 손실을 찾아보세요."))
+    return correct(say(f"all three ran, with {flags} retain_graph=True, the fewest possible: "
+                       "only a call that a later call shares a saving node with keeps the graph. "
+                       "w + 1 saves nothing, so sharing it needs no keeping.",
+                       f"세 역전파가 모두 retain_graph=True {flags}개로 실행되었습니다. 이것이 "
+                       "가능한 최소입니다: 텐서를 저장하는 노드를 뒤의 호출과 함께 지나가는 호출만 "
+                       "그래프를 유지합니다. w + 1은 아무것도 저장하지 않으므로, 그것을 함께 "
+                       "지나가도 유지할 필요가 없습니다."))

@@ -1,17 +1,20 @@
 """Check cells for lesson 03, gradient accumulation.
 
-exercise_1: predict `w.grad` after three backward() calls without zeroing.
+exercise_1: predict `w.grad`, and `g` taken from it before `w.grad = None`, after three
+backward() calls.
 exercise_2: which normalisation layers keep "micro-batches add up to the full batch".
 exercise_3: an accumulation function for micro-batches of unequal sizes.
 
 Each checker works out the right answer by running PyTorch, never from a stored key,
 and leaves the reader's random state alone (models and data come from seeded set-ups).
 """
+import weakref
+
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .answers import as_float_tensor, close, kind, raised, read_labels
+from .answers import as_float_tensor, close, hint_for_unknown_labels, kind, labels, raised
 from .language import say
 from .seeding import fresh, seeded
 from .spying import watch_backward_calls
@@ -45,77 +48,124 @@ def _losses(w):
     return [(w ** 2).sum(), (3 * w).sum(), (w ** 2).mean()]
 
 
-def _each_call_and_after_all():
-    """Each call's own gradient, and w.grad after running the three backward() calls."""
+def _run_the_calls():
+    """Each call's own gradient, and w.grad and g after the exercise's code: call 1,
+    g = w.grad, w.grad = None, calls 2 and 3."""
     w = torch.tensor([1.0, -2.0], requires_grad=True)
     with torch.enable_grad():
         own = [torch.autograd.grad(loss, w)[0] for loss in _losses(w)]
-        for loss in _losses(w):
-            loss.backward()
-    return own, w.grad
+        first, second, third = _losses(w)
+        first.backward()
+        g = w.grad
+        w.grad = None
+        second.backward()
+        third.backward()
+    return own, w.grad, g
 
 
-def _two_numbers(answer):
-    """The reader's w.grad as a tensor of two finite numbers, or None."""
+def _pair(answer):
+    """The reader's (w.grad, g) as a 2 × 2 tensor of finite numbers, or None."""
     values = as_float_tensor(answer)
-    if values is None or values.numel() != 2 or not torch.isfinite(values).all():
+    if values is None and isinstance(answer, (list, tuple)) and len(answer) == 2:
+        parts = [as_float_tensor(part) for part in answer]  # e.g. (w.grad, g), two tensors
+        if all(part is not None and part.shape == (2,) for part in parts):
+            values = torch.stack(parts)
+    if values is None or values.shape != (2, 2) or not torch.isfinite(values).all():
         return None
-    return values.flatten()
+    return values
 
 
 def _what_was_given(answer):
     values = as_float_tensor(answer)
     if values is None:
         return kind(answer)
-    if values.numel() == 2:
+    if values.shape == (2, 2):
         return say("a value that is not a finite number", "유한한 수가 아닌 값")
-    return say(f"{values.numel()} number(s)", f"수 {values.numel()}개")
+    return say(f"numbers of shape {tuple(values.shape)}", f"모양이 {tuple(values.shape)}인 수")
+
+
+def _w_grad_hint(value, own):
+    """What is wrong with the reader's w.grad; None if it is right."""
+    if close(value, own[1] + own[2]):
+        return None
+    if close(value, sum(own)):
+        return say("w.grad: call 1's gradient is in your answer; what did w.grad = None do "
+                   "to what .grad held?",
+                   "w.grad: 답에 호출 1의 변화도가 들어 있습니다. w.grad = None은 .grad가 "
+                   "가지고 있던 것을 어떻게 했을까요?")
+    for k, alone in enumerate(own, start=1):
+        if close(value, alone):
+            return say(f"w.grad: that is call {k}'s gradient alone ({CALLS[k - 1]}); which "
+                       "calls since w.grad = None have added into .grad?",
+                       f"w.grad: 호출 {k}, 즉 {CALLS[k - 1]}의 변화도뿐입니다. w.grad = None "
+                       "이후 어느 호출들이 .grad에 더했을까요?")
+    if close(value, (own[1] + own[2]) / 2):
+        return say("w.grad: that is the average of calls 2 and 3; does backward() average "
+                   "with what .grad holds?",
+                   "w.grad: 호출 2와 3의 평균입니다. backward()가 .grad에 있는 값과 평균을 "
+                   "낼까요?")
+    if close(value, own[1] + 2 * own[2]):
+        return say("w.grad: call 3 takes a mean over w's 2 elements, not a sum",
+                   "w.grad: 호출 3은 w의 원소 2개에 대해 합이 아니라 평균을 구합니다")
+    return say("w.grad: work out each call's gradient at w = [1, -2] on its own, then combine "
+               "those that reach .grad after w.grad = None as backward() does; mind that call 3 "
+               "takes a mean",
+               "w.grad: w = [1, -2]에서 각 호출의 변화도를 따로 구한 다음, w.grad = None 뒤에 "
+               ".grad에 닿는 것들을 backward()가 하는 대로 합치세요. 호출 3은 평균을 구한다는 "
+               "점에 주의하세요")
+
+
+def _g_hint(value, own, w_grad):
+    """What is wrong with the reader's g; None if it is right."""
+    if close(value, own[0]):
+        return None
+    if close(value, w_grad) or close(value, sum(own)):
+        return say("g: g = w.grad gave a name to the tensor .grad held after call 1; after "
+                   "w.grad = None, do calls 2 and 3 add into that tensor?",
+                   "g: g = w.grad는 호출 1 뒤에 .grad가 가지고 있던 텐서에 이름을 붙였습니다. "
+                   "w.grad = None 뒤에도 호출 2와 3이 그 텐서에 더할까요?")
+    if close(value, torch.zeros(2)):
+        return say("g: w.grad = None changes what w.grad refers to; does it change the tensor "
+                   "g refers to?",
+                   "g: w.grad = None은 w.grad가 가리키는 것을 바꿉니다. g가 가리키는 텐서도 "
+                   "바꿀까요?")
+    return say("g: g is what w.grad held right after call 1: work out call 1's gradient at "
+               "w = [1, -2]",
+               "g: g는 호출 1 직후 w.grad가 가지고 있던 것입니다. w = [1, -2]에서 호출 1의 "
+               "변화도를 구하세요")
 
 
 def exercise_1(answer) -> Verdict:
-    """answer: w.grad after the three calls, as two numbers, e.g. [0.0, 0.0]."""
+    """answer: (w.grad, g) after the calls, as two lists of two numbers."""
     if answer is None:
-        return unanswered(say("replace None with w.grad after the three calls, "
-                              "as a list of two numbers, e.g. [0.0, 0.0]",
-                              "None 대신 세 번 호출한 뒤의 w.grad를 두 수의 리스트로 넣으세요. "
-                              "예: [0.0, 0.0]"))
-    values = _two_numbers(answer)
+        return unanswered(say("replace None with (w.grad, g) after the calls, as two lists of "
+                              "two numbers, e.g. ([0.0, 0.0], [0.0, 0.0])",
+                              "None 대신 호출들이 끝난 뒤의 (w.grad, g)를 두 수의 리스트 두 개로 "
+                              "넣으세요. 예: ([0.0, 0.0], [0.0, 0.0])"))
+    values = _pair(answer)
     if values is None:
-        return not_yet(say(f"give w.grad as a list of two numbers, e.g. [0.0, 0.0] (w has two "
-                           f"elements, so its gradient has two); got {_what_was_given(answer)}",
-                           f"w.grad를 두 수의 리스트로 주세요. 예: [0.0, 0.0] (w의 원소가 두 "
-                           f"개이므로 변화도도 두 개입니다). 받은 것: {_what_was_given(answer)}"))
-    own, after_all = _each_call_and_after_all()
-    if close(values, after_all):
-        parts = " + ".join(str(g.tolist()) for g in own)
-        return correct(say(f"w.grad = {parts} = {after_all.tolist()}: each backward() adds its "
-                           "own gradient to what .grad already holds",
-                           f"w.grad = {parts} = {after_all.tolist()}: backward()는 호출될 "
-                           "때마다 자기 변화도를 .grad에 이미 있는 값에 더합니다"))
-    for k, alone in enumerate(own, start=1):
-        if close(values, alone):
-            return not_yet(say(f"that is call {k}'s gradient alone ({CALLS[k - 1]}); .grad is "
-                               "not overwritten by a later call",
-                               f"호출 {k}, 즉 {CALLS[k - 1]}의 변화도뿐입니다. 나중 호출이 "
-                               ".grad를 덮어쓰지 않습니다"))
-    if close(values, sum(own) / 3):
-        return not_yet(say("that is the average of the three gradients; does backward() "
-                           "average with what .grad holds?",
-                           "세 변화도의 평균입니다. backward()가 .grad에 있는 값과 평균을 "
-                           "낼까요?"))
-    for k in range(3):
-        if close(values, sum(own) - own[k]):
-            return not_yet(say(f"call {k + 1}'s gradient is missing from your answer: "
-                               "it is in .grad too",
-                               f"답에 호출 {k + 1}의 변화도가 빠져 있습니다. 그 변화도도 "
-                               ".grad에 들어 있습니다"))
-    if close(values, sum(own) + own[2]):
-        return not_yet(say("call 3 takes a mean over w's 2 elements, not a sum",
-                           "호출 3은 w의 원소 2개에 대해 합이 아니라 평균을 구합니다"))
-    return not_yet(say("work out each call's gradient at w = [1, -2] on its own, then combine "
-                       "them as backward() does; mind that call 3 takes a mean",
-                       "w = [1, -2]에서 각 호출의 변화도를 따로 구한 다음, backward()가 하는 "
-                       "대로 합치세요. 호출 3은 평균을 구한다는 점에 주의하세요"))
+        return not_yet(say("give (w.grad, g) as two lists of two numbers, e.g. "
+                           "([0.0, 0.0], [0.0, 0.0]) (w has two elements, so each gradient has "
+                           f"two); got {_what_was_given(answer)}",
+                           "(w.grad, g)를 두 수의 리스트 두 개로 주세요. 예: "
+                           "([0.0, 0.0], [0.0, 0.0]) (w의 원소가 두 개이므로 변화도마다 두 "
+                           f"개입니다). 받은 것: {_what_was_given(answer)}"))
+    own, w_grad, g = _run_the_calls()
+    given_w_grad, given_g = values
+    if close(given_w_grad, g) and close(given_g, w_grad):
+        return not_yet(say("the two are the other way round: answer (w.grad, g)",
+                           "두 값의 순서가 바뀌었습니다. (w.grad, g) 순서로 답하세요"))
+    hints = [hint for hint in (_w_grad_hint(given_w_grad, own), _g_hint(given_g, own, w_grad))
+             if hint]
+    if hints:
+        return not_yet("; ".join(hints))
+    parts = " + ".join(str(gradient.tolist()) for gradient in own[1:])
+    return correct(say(f"w.grad = {parts} = {w_grad.tolist()}: w.grad = None let call 2 start "
+                       f"a new tensor; g = {g.tolist()} still names call 1's, which no later "
+                       "backward() adds into",
+                       f"w.grad = {parts} = {w_grad.tolist()}: w.grad = None 뒤에 호출 2가 새 "
+                       f"텐서를 시작했습니다. g = {g.tolist()}는 여전히 호출 1의 텐서를 "
+                       "가리키고, 그 뒤의 backward()는 거기에 더하지 않습니다"))
 
 
 # Exercise 2 ---------------------------------------------------------------
@@ -131,31 +181,20 @@ LAYERS = {
 }
 
 
-def _look_again_at(label) -> str:
-    """What to look at again, for a label the reader put on the wrong side (made when
-    the verdict is, in the language chosen then)."""
-    hints = {
-        # left out, but it keeps the equality
-        "A": say("look again at A: in eval mode, which mean and variance does BatchNorm "
-                 "normalise with, and do they depend on the other samples of the micro-batch?",
-                 "A를 다시 보세요: 평가 모드의 BatchNorm은 어떤 평균과 분산으로 정규화할까요? "
-                 "그 값은 마이크로 배치에 함께 든 다른 샘플에 따라 달라질까요?"),
-        "B": say("look again at B: LayerNorm normalises each sample over its own features; "
-                 "does a sample's output depend on which micro-batch it is in?",
-                 "B를 다시 보세요: LayerNorm은 각 샘플을 그 샘플 자신의 특징들에 대해 "
-                 "정규화합니다. 한 샘플의 출력이 그 샘플이 어느 마이크로 배치에 드는지에 따라 "
-                 "달라질까요?"),
-        # put in, but it breaks the equality
-        "C": say("look again at C: affine or not, what does BatchNorm normalise with in "
-                 "train mode?",
-                 "C를 다시 보세요: affine이든 아니든, 학습 모드의 BatchNorm은 무엇으로 "
-                 "정규화할까요?"),
-        "D": say("look again at D: a BatchNorm that keeps no running statistics has only one "
-                 "mean and variance to normalise with, even in eval mode: which one?",
-                 "D를 다시 보세요: 이동 통계를 두지 않는 BatchNorm에는 평가 모드에서도 "
-                 "정규화에 쓸 평균과 분산이 한 가지뿐입니다. 어느 것일까요?"),
-    }
-    return hints.get(label) or say(f"look again at {label}", f"{label}를 다시 보세요")
+EXAMPLE_2 = '{"A", "D"}'  # the example the lesson and every message show
+
+
+def _how_to_decide() -> str:
+    """The hint for any wrong set: the reasoning that sorts the layers, the same words
+    whichever labels are on the wrong side, so that it gives no label's verdict away."""
+    return say("for each layer, in the mode the model runs in, ask which mean and variance "
+               "it normalises a sample with: the sample's own, averages kept from training, "
+               "or those of the batch it is given; a layer breaks the equality when a "
+               "sample's output depends on the other samples of its micro-batch",
+               "각 계층에 대해, 모델이 실행되는 모드에서 한 샘플을 어떤 평균과 분산으로 "
+               "정규화하는지 따져 보세요: 그 샘플 자신의 것인가, 학습 중에 모아 둔 평균인가, "
+               "입력으로 받은 배치의 것인가. 한 샘플의 출력이 같은 마이크로 배치에 든 다른 "
+               "샘플들에 따라 달라지는 계층이 등식을 깨뜨립니다")
 
 
 def _model_with(label):
@@ -181,10 +220,15 @@ def exercise_2(answer) -> Verdict:
     """answer: the set of labels whose layer keeps the equality, e.g. {"A", "D"}."""
     if answer is None:
         return unanswered(say('replace None with the set of labels whose layer keeps the '
-                              'equality, e.g. {"A", "D"}, or set() for none',
+                              f'equality, e.g. {EXAMPLE_2}, or set() for none',
                               'None 대신 등식을 지키는 계층의 레이블 집합을 넣으세요. '
-                              '예: {"A", "D"}. 하나도 없으면 set()'))
-    given, hint = read_labels(answer, LAYERS)
+                              f'예: {EXAMPLE_2}. 하나도 없으면 set()'))
+    given = labels(answer)
+    if given is None:  # the example is the lesson's own, a set that is not the key
+        return not_yet(say(f'expected a set of labels such as {EXAMPLE_2}; got {kind(answer)}',
+                           f'{EXAMPLE_2} 같은 레이블 집합(set)이 와야 하는데 '
+                           f'{kind(answer)}가 왔습니다'))
+    hint = hint_for_unknown_labels(given, LAYERS)
     if hint:
         return not_yet(hint)
     keeps = {label for label in LAYERS if keeps_the_equality(label)}
@@ -196,10 +240,7 @@ def exercise_2(answer) -> Verdict:
                            f"{', '.join(sorted(keeps))}: 각 샘플을 따로 다룹니다. "
                            f"{', '.join(breaks)}: 각 마이크로 배치를 그 배치 자신의 평균과 "
                            "분산으로 정규화합니다"))
-    # the first label on the wrong side (left out, or put in; the sets differ, so there
-    # is one): one label at a time, so that the hint gives no other label away
-    wrong = next(label for label in LAYERS if (label in keeps) != (label in given))
-    return not_yet(_look_again_at(wrong))
+    return not_yet(_how_to_decide())
 
 
 # Exercise 3 ---------------------------------------------------------------
@@ -217,19 +258,90 @@ def _full_batch_grads(X, y):
     return _grads(lambda: F.mse_loss(model(X), y), model)
 
 
+class _Saved:
+    """What the checker's pack hook stores for one saved tensor: it lives exactly as long
+    as the graph keeps that saved tensor (a backward that frees it lets the box go)."""
+    __slots__ = ("tensor", "__weakref__")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
 def _run_reader_function(function, X, y, n_micro):
-    """Run the reader's function on a model holding stale grads; record what it did."""
+    """Run the reader's function on a model holding stale grads; record what it did: the
+    model's inputs, the gradient each backward call brought to the weight and to the bias,
+    how many times backward added into the weight's .grad, whether an earlier
+    micro-batch's graph still held saved tensors when a forward pass began (every graph
+    alive at once: no memory saved), and .grad as the last backward call left it."""
     model = _fresh_linear()
     with torch.enable_grad():  # gradients left over from an earlier step
         F.mse_loss(model(3 * X[:5]), y[:5]).backward()
     stale = [p.grad.clone() for p in model.parameters()]
-    inputs, weight_grads = [], []
-    model.register_forward_pre_hook(lambda module, args: inputs.append(args[0] if args else None))
+    inputs, weight_grads, bias_grads, saved, overlaps, added = [], [], [], [], [], []
+
+    def before_forward(module, args):
+        overlaps.append(any(box() is not None for box in saved))
+        inputs.append(args[0] if args else None)
+
+    def pack(tensor):
+        box = _Saved(tensor)
+        saved.append(weakref.ref(box))
+        return box
+
+    model.register_forward_pre_hook(before_forward)
     model.weight.register_hook(lambda grad: weight_grads.append(grad.detach().clone()))
-    with seeded(0), torch.enable_grad(), watch_backward_calls() as calls:
+    model.bias.register_hook(lambda grad: bias_grads.append(grad.detach().clone()))
+    # runs only when backward adds into .grad, not for torch.autograd.grad
+    model.weight.register_post_accumulate_grad_hook(lambda weight: added.append(True))
+    # .grad as the last backward call left it, to compare with .grad once the function ends
+    left = {}
+    for name, parameter in (("weight", model.weight), ("bias", model.bias)):
+        parameter.register_post_accumulate_grad_hook(
+            lambda p, name=name: left.__setitem__(name, p.grad.detach().clone()))
+    with seeded(0), torch.enable_grad(), watch_backward_calls() as calls, \
+            torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.tensor):
         function(model, X, y, n_micro)
     sizes = [len(x) if isinstance(x, torch.Tensor) and x.dim() > 0 else 0 for x in inputs]
-    return model, stale, sizes, len(calls), weight_grads
+    reached = {"weight": weight_grads, "bias": bias_grads}
+    return model, stale, inputs, sizes, len(calls), reached, len(added), any(overlaps), left
+
+
+def _rows_of(X, inputs):
+    """For each input the model got, the indices of its rows in X; None if some row of
+    some input is not a row of X."""
+    found = []
+    for x in inputs:
+        if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.shape[1] != X.shape[1]:
+            return None
+        match = (x.detach()[:, None, :] == X[None]).all(-1)
+        if not bool(match.any(1).all()):
+            return None
+        found.append(match.float().argmax(1))
+    return found
+
+
+def _same_direction(a, b):
+    """a = c·b for some c ≠ 0 (a micro-batch's loss may be scaled any way)."""
+    a, b = a.flatten().double(), b.flatten().double()
+    if a.norm() == 0 or b.norm() == 0:
+        return False
+    a, b = a / a.norm(), b / b.norm()
+    return close(a, b) or close(a, -b)
+
+
+def _backward_not_its_own(X, y, rows, reached):
+    """The first backward call (1, 2, ...) whose gradient is not, up to a factor, the
+    gradient of the mean loss over the rows its micro-batch's forward took (e.g. a
+    backward through the full batch after a forward on a micro-batch); None if all are."""
+    names = [name for name in ("weight", "bias") if len(reached[name]) == len(rows)]
+    for k, index in enumerate(rows):
+        model = _fresh_linear()
+        own = _grads(lambda: F.mse_loss(model(X[index]), y[index]), model)
+        own = dict(zip(("weight", "bias"), own))
+        if not _same_direction(torch.cat([reached[n][k].flatten() for n in names]),
+                               torch.cat([own[n].flatten() for n in names])):
+            return k + 1
+    return None
 
 
 def _came_from_backward(final, stale, reached):
@@ -247,13 +359,37 @@ def _came_from_backward(final, stale, reached):
     return False
 
 
+def _changed_after_backward(model, left):
+    """Did the function change a parameter's .grad after its last backward call, other than
+    by scaling it (a division of a summed loss is fine; subtracting the stale gradient,
+    or writing another tensor in, is not)?"""
+    finals = [getattr(model, name).grad for name in left]
+    if any(final is None for final in finals):
+        return False  # reported on its own
+    # one factor for all the parameters together: a bias alone is one number, a multiple
+    # of any other
+    final = torch.cat([f.detach().double().flatten() for f in finals])
+    last = torch.cat([t.double().flatten() for t in left.values()])
+    if close(last, torch.zeros_like(last)):
+        return not close(final, last)
+    factor = (final @ last) / (last @ last)
+    return not close(final, factor * last)
+
+
 def _holds_some_of(grads, candidate, stale):
-    """Are `grads` the candidate plus some multiple of the stale gradients (the stale ones
-    left in .grad, maybe scaled with the rest when a sum is divided afterwards)?"""
-    leftover = torch.cat([(g - c).flatten() for g, c in zip(grads, candidate)]).double()
-    stale = torch.cat([s.flatten() for s in stale]).double()
-    factor = (leftover @ stale) / (stale @ stale)
-    return abs(factor) > 1e-3 and close(leftover, factor * stale)
+    """Are `grads` the candidate plus the stale gradients of some or all of the parameters
+    (left in .grad where the reader did not clear it, all scaled by one factor when a sum
+    is divided afterwards)?"""
+    factors = []
+    for g, c, s in zip(grads, candidate, stale):
+        leftover, s = (g - c).flatten().double(), s.flatten().double()
+        if close(leftover, torch.zeros_like(leftover)):
+            continue  # this parameter's stale gradient was cleared
+        factor = (leftover @ s) / (s @ s)
+        if not (abs(factor) > 1e-3 and close(leftover, factor * s)):
+            return False
+        factors.append(factor)
+    return bool(factors) and all(close(f, factors[0]) for f in factors)
 
 
 def _wrong_ways(X, y, sizes, expected):
@@ -310,8 +446,8 @@ def exercise_3(answer) -> Verdict:
     X, y = _regression_data(N_SAMPLES_3, seed=5)
     for n_micro in N_MICRO_TRIED:
         try:
-            model, stale, sizes, backwards, reached = _run_reader_function(
-                answer, X, y, n_micro)
+            model, stale, inputs, sizes, backwards, reached, added, overlapping, left = \
+                _run_reader_function(answer, X, y, n_micro)
         except Exception as error:  # the reader's code: report, do not crash
             return not_yet(say(f"{raised(error)} (called with n_micro={n_micro} on "
                                f"{N_SAMPLES_3} samples)",
@@ -324,28 +460,70 @@ def exercise_3(answer) -> Verdict:
                                f"n_micro={n_micro}일 때, 합쳐서 샘플 {N_SAMPLES_3}개를 담은 "
                                f"마이크로 배치들에 순전파가 {n_micro}번 있어야 합니다. 모델이 "
                                f"받은 입력: {len(sizes)}개, 크기 {sizes}"))
-        if backwards != n_micro or len(reached) != n_micro:
+        if backwards != n_micro or len(reached["weight"]) != n_micro:
             return not_yet(say(f"with n_micro={n_micro}, expected one backward() per "
                                f"micro-batch, {n_micro} in all, each reaching the weight; "
-                               f"counted {backwards} backward call(s), {len(reached)} "
+                               f"counted {backwards} backward call(s), {len(reached['weight'])} "
                                "reaching the weight",
                                f"n_micro={n_micro}일 때, 마이크로 배치마다 한 번씩, 모두 "
                                f"{n_micro}번의 backward()가 있고 각각 가중치까지 닿아야 "
                                f"합니다. 센 결과: backward 호출 {backwards}번, 그중 가중치에 "
-                               f"닿은 것 {len(reached)}번"))
+                               f"닿은 것 {len(reached['weight'])}번"))
+        if overlapping:
+            return not_yet(say(f"with n_micro={n_micro}, a forward pass began while an earlier "
+                               "micro-batch's graph still held its saved tensors: with every "
+                               "graph alive at once, micro-batches save no memory; run each "
+                               "micro-batch's backward() before the next forward",
+                               f"n_micro={n_micro}일 때, 앞선 마이크로 배치의 그래프가 아직 "
+                               "저장된 텐서를 붙잡고 있는 동안 다음 순전파가 시작되었습니다. "
+                               "모든 그래프가 한꺼번에 살아 있으면 마이크로 배치로 나누어도 "
+                               "메모리가 줄지 않습니다. 다음 순전파 전에 각 마이크로 배치의 "
+                               "backward()를 실행하세요"))
+        rows = _rows_of(X, inputs)
+        if rows is None:
+            return not_yet(say(f"with n_micro={n_micro}, the model was given something other "
+                               "than rows of X: give it the micro-batches, pieces of X",
+                               f"n_micro={n_micro}일 때, 모델이 X의 행이 아닌 입력을 받았습니다. "
+                               "X를 나눈 조각인 마이크로 배치를 주세요"))
+        not_its_own = _backward_not_its_own(X, y, rows, reached)
+        if not_its_own is not None:
+            return not_yet(say(f"with n_micro={n_micro}, backward call {not_its_own} did not "
+                               "compute the gradient of the micro-batch just run forward: each "
+                               "backward() should go through that micro-batch's graph only, not "
+                               "through the full batch",
+                               f"n_micro={n_micro}일 때, {not_its_own}번째 backward 호출이 방금 "
+                               "순전파한 마이크로 배치의 변화도를 계산하지 않았습니다. 각 "
+                               "backward()는 전체 배치가 아니라 그 마이크로 배치의 그래프만 "
+                               "거쳐야 합니다"))
+        if added != n_micro:
+            return not_yet(say(f"with n_micro={n_micro}, {added} of your {n_micro} backward "
+                               "calls added into .grad: torch.autograd.grad returns a gradient "
+                               "without adding it; call backward() and let it add each "
+                               "micro-batch's gradient into .grad",
+                               f"n_micro={n_micro}일 때, backward 호출 {n_micro}번 중 .grad에 "
+                               f"더한 것은 {added}번입니다. torch.autograd.grad는 변화도를 "
+                               ".grad에 더하지 않고 돌려줍니다. backward()를 호출해 각 마이크로 "
+                               "배치의 변화도가 .grad에 더해지게 하세요"))
         grads = [p.grad for p in model.parameters()]
         if any(g is None for g in grads):
             return not_yet(say(f"with n_micro={n_micro}, a parameter's .grad is None "
                                "afterwards",
                                f"n_micro={n_micro}일 때, 함수가 끝난 뒤 어떤 매개변수의 .grad가 "
                                "None입니다"))
-        if not _came_from_backward(model.weight.grad, stale[0], reached):
+        if not _came_from_backward(model.weight.grad, stale[0], reached["weight"]):
             return not_yet(say(f"with n_micro={n_micro}, the weight's .grad is not what your "
                                "backward() calls computed: let them fill .grad, do not write a "
                                "gradient in by hand",
                                f"n_micro={n_micro}일 때, 가중치의 .grad가 backward() 호출들이 "
                                "계산한 값이 아닙니다. .grad는 backward()가 채우게 두고, "
                                "변화도를 손으로 써넣지 마세요"))
+        if _changed_after_backward(model, left):
+            return not_yet(say(f"with n_micro={n_micro}, your function changed .grad after its "
+                               "last backward() call (other than by scaling it): clear .grad "
+                               "before the micro-batches rather than correcting it afterwards",
+                               f"n_micro={n_micro}일 때, 함수가 마지막 backward() 호출 뒤에 "
+                               ".grad를 (배율을 곱하는 것 말고) 바꾸었습니다. 나중에 고치지 "
+                               "말고 마이크로 배치들에 앞서 .grad를 비우세요"))
         expected = _full_batch_grads(X, y)
         if _all_close(grads, expected):
             continue

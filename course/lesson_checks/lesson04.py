@@ -1,16 +1,24 @@
 """Check cells for lesson 04, multi-task losses (notebooks/04_multi_task_losses.ipynb).
 
-Both checkers run on the lesson's own model, which the check cell passes in
-(`lesson04.exercise_1(answer, TwoHeadNet)`): a fresh `TwoHeadNet()`, built seeded, an
-SGD optimizer (lr 0.1) and a small data set of the lesson's kind (64 samples, 8
-features, a regression target and 3 classes) from a private generator, so that a check
-gives the same verdict in every run and leaves the reader's random numbers alone.
-Each checker works the right answer out by running PyTorch, not from a stored key.
+Both checkers work the right answer out by running PyTorch, not from a stored key, on
+the lesson's model: a fresh `TwoHeadNet()`, built seeded, an SGD optimizer (lr 0.1) and a
+small data set of the lesson's kind (64 samples, 8 features, a regression target and 3
+classes) from a private generator, so that a check gives the same verdict in every run
+and leaves the reader's random numbers alone. The check cell passes the lesson's class in
+(`lesson04.exercise_1(answer, TwoHeadNet)`); the checker judges on its own copy of it
+and refuses a class that behaves otherwise (a trunk that saves nothing would turn every
+answer into "none").
+
+A wrong answer gets one hint, the same for every wrong answer to the exercise: the
+reasoning that settles each sequence or change, and the kinds of mistake to look for. It
+names no sequence or change, says nothing of how many are right, and does not depend on
+what the right verdicts are, so changing one verdict at a time, or trying the changes one
+at a time, learns nothing that thinking would not.
 
 - exercise_1(answer, TwoHeadNet): which error (freed buffer, version counter, none) each
   of four sequences of calls raises;
-- exercise_2(answer, TwoHeadNet): which changes fix a broken training loop, with one
-  backward pass through the trunk per step.
+- exercise_2(answer, TwoHeadNet): which changes make a broken training loop train on
+  loss1 + loss2, one update per step, with one backward pass through the trunk per step.
 """
 import torch
 import torch.nn.functional as F
@@ -19,14 +27,35 @@ from torch import nn
 from autograd_lens import backward_passes
 
 from .answers import kind, read_labels
-from .errors import (FREED_BUFFER, NO_ERROR, VERSION_COUNTER, describe, error_raised_by,
-                     read_error_names)
+from .errors import NO_ERROR, describe, error_raised_by, read_error_names
 from .language import say
 from .seeding import seeded
 from .verdict import correct, not_yet, unanswered
 
 N_SAMPLES, N_FEATURES, N_CLASSES = 64, 8, 3
 LEARNING_RATE = 0.1
+
+
+class _LessonModel(nn.Module):
+    """The checker's copy of the lesson's TwoHeadNet (tests keep the two the same)."""
+
+    def __init__(self, n_features=8, hidden=32, n_classes=3):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU(),
+                                   nn.Linear(hidden, hidden), nn.ReLU())
+        self.regression_head = nn.Linear(hidden, 1)
+        self.classification_head = nn.Linear(hidden, n_classes)
+
+    def forward(self, x):
+        features = self.trunk(x)
+        return self.regression_head(features).squeeze(-1), self.classification_head(features)
+
+
+def _not_the_lessons_model():
+    return say("the model class passed in does not behave as the lesson's TwoHeadNet: "
+               "re-run the lesson's cells from the top, then this one, passing TwoHeadNet",
+               "넘겨받은 모델 클래스가 강의의 TwoHeadNet처럼 동작하지 않습니다. 강의의 셀을 "
+               "처음부터 다시 실행한 뒤, TwoHeadNet을 넘겨 이 셀을 실행하세요")
 
 
 def _data():
@@ -101,61 +130,24 @@ def sequence_d(model, optimizer, loss1, loss2):
 
 SEQUENCES = {"A": sequence_a, "B": sequence_b, "C": sequence_c, "D": sequence_d}
 
-def sequence_hints():
-    """The hint for a wrong answer: sequence_hints()[label][the answer given], in the
-    current language (made at each call: the language is chosen after import)."""
-    return {
-        "A": {
-            NO_ERROR: say("A's third call runs loss1's backward again, down into the trunk: "
-                          "what did loss2.backward(), without retain_graph, do to the trunk's "
-                          "saved tensors?",
-                          "A의 세 번째 호출은 loss1의 역전파를 몸통까지 다시 실행합니다. "
-                          "retain_graph 없이 호출한 loss2.backward()는 몸통의 저장된 텐서를 "
-                          "어떻게 했나요?"),
-            VERSION_COUNTER: say("A changes nothing in place (there is no optimizer.step()), "
-                                 "so no version moves: look at what each call keeps or frees",
-                                 "A는 아무것도 제자리에서 바꾸지 않으므로(optimizer.step()이 "
-                                 "없습니다) 어떤 버전도 바뀌지 않습니다. 각 호출이 무엇을 "
-                                 "유지하고 무엇을 해제하는지 보세요"),
-        },
-        "B": {
-            FREED_BUFFER: say("in B the first call kept every saved tensor (retain_graph=True): "
-                              "does optimizer.zero_grad() touch the graph?",
-                              "B의 첫 호출은 저장된 텐서를 모두 유지했습니다"
-                              "(retain_graph=True). optimizer.zero_grad()가 그래프를 "
-                              "건드리나요?"),
-            VERSION_COUNTER: say("optimizer.zero_grad() resets each .grad: does it change a "
-                                 "parameter, or anything the graph saved?",
-                                 "optimizer.zero_grad()는 각 .grad를 초기화합니다. 이것이 "
-                                 "매개변수나, 그래프가 저장한 무언가를 바꾸나요?"),
-        },
-        "C": {
-            FREED_BUFFER: say("torch.autograd.grad runs only the nodes between loss1 and the "
-                              "tensors you ask for, and frees only their saved tensors: is the "
-                              "trunk between loss1 and the regression head's parameters?",
-                              "torch.autograd.grad는 loss1과 요청한 텐서 사이에 있는 노드만 "
-                              "실행하고, 그 노드들의 저장된 텐서만 해제합니다. 몸통이 loss1과 "
-                              "회귀 헤드의 매개변수 사이에 있나요?"),
-            VERSION_COUNTER: say("C changes nothing in place: torch.autograd.grad returns "
-                                 "gradients, it updates no tensor",
-                                 "C는 아무것도 제자리에서 바꾸지 않습니다. torch.autograd.grad는 "
-                                 "변화도를 반환할 뿐, 어떤 텐서도 갱신하지 않습니다"),
-        },
-        "D": {
-            FREED_BUFFER: say("D's first call keeps the saved tensors (retain_graph=True), so "
-                              "none is freed: what did optimizer.step() do to the tensors they "
-                              "include?",
-                              "D의 첫 호출은 저장된 텐서를 유지하므로(retain_graph=True) 해제되는 "
-                              "것이 없습니다. optimizer.step()은 저장된 텐서 가운데 일부에 "
-                              "무엇을 했나요?"),
-            NO_ERROR: say("optimizer.step() changed in place every parameter whose .grad "
-                          "loss2's backward filled: does loss1's backward need any of them as "
-                          "saved?",
-                          "optimizer.step()은 loss2의 역전파가 .grad를 채운 매개변수를 모두 "
-                          "제자리에서 바꿨습니다. loss1의 역전파에 그중 저장된 텐서로 필요한 "
-                          "것이 있나요?"),
-        },
-    }
+def reasoning_hint():
+    """The one hint for any wrong answer to exercise 1, in the current language (made at
+    each call: the language is chosen after import). It names no sequence and does not
+    depend on the answer, so toggling verdicts tells neither which is wrong nor what is
+    right."""
+    return say(
+        "for each backward call, ask which nodes it runs through (autograd.grad runs only "
+        "those on a path from the loss to the tensors asked for). It raises the freed-buffer "
+        "error if an earlier call without retain_graph=True ran through one of them, the "
+        "version-counter error if one of them saved a tensor changed in place since "
+        "(optimizer.step() changes the parameters in place; each Linear's mat2 is its weight, "
+        "transposed), and nothing otherwise",
+        "역전파 호출마다 어느 노드를 지나가는지 따져 보세요(autograd.grad는 손실에서 요청한 "
+        "텐서로 가는 경로 위의 노드만 실행합니다). retain_graph=True 없이 호출한 앞선 호출이 "
+        "그중 하나를 지나갔다면 해제된 버퍼(freed buffer) 오류가, 그중 하나가 저장한 텐서가 그 "
+        "뒤에 제자리에서 바뀌었다면 버전 카운터(version counter) 오류가 나고, 그 밖에는 오류가 "
+        "나지 않습니다(optimizer.step()은 매개변수를 제자리에서 바꾸고, 각 Linear의 mat2는 "
+        "전치된 가중치입니다)")
 
 
 def _error_raised_by_sequence(model_class, sequence):
@@ -184,8 +176,11 @@ def exercise_1(answer, model_class=None):
                                       "{" + ", ".join(f'"{label}": ...' for label in SEQUENCES) + "}")
     if problem:
         return not_yet(problem)
-    right = {label: _error_raised_by_sequence(model_class, sequence)
+    right = {label: _error_raised_by_sequence(_LessonModel, sequence)
              for label, sequence in SEQUENCES.items()}
+    if right != {label: _error_raised_by_sequence(model_class, sequence)
+                 for label, sequence in SEQUENCES.items()}:
+        return not_yet(_not_the_lessons_model())
     wrong = [label for label in SEQUENCES if given[label] != right[label]]
     if not wrong:
         return correct(say("a backward fails when it needs a saved tensor that an earlier "
@@ -196,46 +191,48 @@ def exercise_1(answer, model_class=None):
                            "바뀐 저장된 텐서가 필요할 때 실패합니다. 어떤 노드를 한 번도 "
                            "지나지 않는 호출이나 .grad만 건드리는 호출은 그 노드를 온전히 "
                            "남겨 둡니다"))
-    label = wrong[0]
-    hint = sequence_hints()[label].get(
-        given[label], say(f"run sequence {label} in your head, call by call",
-                          f"순서 {label}의 호출을 하나씩 머릿속으로 실행해 보세요"))
-    right_count = len(SEQUENCES) - len(wrong)
-    return not_yet(say(f"{right_count} of {len(SEQUENCES)} right. {label}: {hint}",
-                       f"{len(SEQUENCES)}개 중 {right_count}개 정답. 순서 {label}: {hint}"))
+    hint = reasoning_hint()
+    return not_yet(say(f"not every verdict is right. A hint: {hint}",
+                       f"틀린 판정이 있습니다. 힌트: {hint}"))
 
 
 # Exercise 2: which changes fix the broken loop? -----------------------------------------
 # The loop: STEPS times, (loss1, loss2) from a forward pass, optimizer.zero_grad(),
 # loss1.backward(), loss2.backward(), optimizer.step(). Each change replaces the two
 # backward calls with the body below; the notebook shows them, tests keep them the same.
+# None of them is one of the lesson's five ways as its cells show them.
 
 STEPS = 3
 
 
-def change_a(model, loss1, loss2):
+def change_a(model, optimizer, loss1, loss2):
     loss1.backward(retain_graph=True)
+    optimizer.zero_grad()
     loss2.backward()
 
 
-def change_b(model, loss1, loss2):
+def change_b(model, optimizer, loss1, loss2):
+    (loss1 + loss2).backward(retain_graph=True)
+
+
+def change_c(model, optimizer, loss1, loss2):
     loss1.backward()
     loss2.backward(retain_graph=True)
 
 
-def change_c(model, loss1, loss2):
-    (loss1 + loss2).backward()
+def change_d(model, optimizer, loss1, loss2):
+    params = list(model.parameters())
+    grads = torch.autograd.grad(loss1 + loss2, params)
+    for p, g in zip(params, grads):
+        p.grad = g
 
 
-def change_d(model, loss1, loss2):
-    torch.autograd.grad([loss1, loss2], list(model.parameters()))
+def change_e(model, optimizer, loss1, loss2):
+    for loss in (loss2, loss1):
+        loss.backward(retain_graph=True)
 
 
-def change_e(model, loss1, loss2):
-    torch.autograd.backward([loss1, loss2])
-
-
-def the_broken_loop(model, loss1, loss2):
+def the_broken_loop(model, optimizer, loss1, loss2):
     loss1.backward()
     loss2.backward()
 
@@ -252,7 +249,7 @@ def _train(model_class, backward):
         for _ in range(STEPS):
             loss1, loss2 = _losses(model, data)
             optimizer.zero_grad()
-            backward(model, loss1, loss2)
+            backward(model, optimizer, loss1, loss2)
             optimizer.step()
 
     with backward_passes(model.trunk) as passes:
@@ -261,32 +258,36 @@ def _train(model_class, backward):
     return error, parameters, passes.count
 
 
-# The errors' names in the Korean hints, as the lesson names them (해제된 버퍼(freed buffer) 오류).
-_KOREAN_ERROR_NAMES = {FREED_BUFFER: "해제된 버퍼", VERSION_COUNTER: "버전 카운터"}
+# What can go wrong with a change: the kinds of mistake the one hint names.
+RAISES, NO_UPDATE, WRONG_UPDATE, TWO_PASSES = "raises", "no_update", "wrong_update", "two_passes"
 
 
 def _outcome(model_class, backward, intended, start):
-    """None if `backward` does what the loop intends, else what goes wrong (a hint's end)."""
+    """None if `backward` does what the loop intends, else the kind of mistake."""
     error, parameters, passes = _train(model_class, backward)
     if error != NO_ERROR:
-        return say(f"the loop still raises the {error} error: which call needs what an "
-                   "earlier one freed or changed?",
-                   f"루프에서 여전히 {_KOREAN_ERROR_NAMES.get(error, error)} 오류가 납니다. "
-                   "어느 호출에, 앞선 호출이 해제했거나 바꾼 것이 필요할까요?")
+        return RAISES
     if torch.allclose(parameters, start):
-        return say("it runs, but the parameters never move: where do the gradients go, and "
-                   "where does optimizer.step() read them?",
-                   "실행은 되지만 매개변수가 전혀 바뀌지 않습니다. 변화도는 어디로 가고, "
-                   "optimizer.step()은 변화도를 어디에서 읽나요?")
+        return NO_UPDATE
     if not torch.allclose(parameters, intended, atol=1e-6):
-        return say("it runs, but its update is not one SGD step on loss1 + loss2",
-                   "실행은 되지만, 그 갱신은 loss1 + loss2에 대한 SGD 스텝 한 번이 아닙니다")
+        return WRONG_UPDATE
     if passes != STEPS:
-        return say(f"it trains right, but walks the trunk backward {passes // STEPS} times a "
-                   "step, where one pass can do",
-                   f"학습은 제대로 되지만, 몸통을 지나는 역전파 단계가 스텝마다 "
-                   f"{passes // STEPS}번입니다. 한 번이면 됩니다")
+        return TWO_PASSES
     return None
+
+
+def changes_hint():
+    """The one hint for any wrong, non-empty answer to exercise 2: the kinds of mistake,
+    not which change makes them, so that choosing changes one at a time learns nothing."""
+    return say(
+        "a change can go wrong in three ways: the loop still raises an error; it runs, but "
+        "when optimizer.step() runs, .grad does not hold the gradient of loss1 + loss2; or it "
+        "trains right but walks the trunk backward twice a step. Follow each change call by "
+        "call and ask all three",
+        "수정안이 틀리는 길은 세 가지입니다. 루프에서 여전히 오류가 나거나, 실행은 되지만 "
+        "optimizer.step()이 실행될 때 .grad에 loss1 + loss2의 변화도가 들어 있지 않거나, 학습은 "
+        "제대로 되지만 스텝마다 몸통을 역전파로 두 번 지나갑니다. 수정안마다 호출 단위로 따라가며 "
+        "세 가지를 모두 물어보세요")
 
 
 def _intended(model_class):
@@ -300,6 +301,14 @@ def _intended(model_class):
             for param, grad in zip(params, grads):
                 param -= LEARNING_RATE * grad
     return torch.nn.utils.parameters_to_vector(model.parameters()).detach()
+
+
+def _outcomes(model_class):
+    """{label: None if the change does what the loop intends, else what goes wrong}"""
+    intended = _intended(model_class)
+    start = torch.nn.utils.parameters_to_vector(_fresh(model_class)[0].parameters()).detach()
+    return {label: _outcome(model_class, change, intended, start)
+            for label, change in CHANGES.items()}
 
 
 def exercise_2(answer, model_class=None):
@@ -321,26 +330,24 @@ def exercise_2(answer, model_class=None):
         return not_yet(say("at least one of the changes works: try each one call by call",
                            "수정안 가운데 적어도 하나는 동작합니다. 하나씩 호출 단위로 따라가 "
                            "보세요"))
-    intended = _intended(model_class)
-    start = torch.nn.utils.parameters_to_vector(_fresh(model_class)[0].parameters()).detach()
-    outcomes = {label: _outcome(model_class, change, intended, start)
-                for label, change in CHANGES.items()}
-    for label in sorted(given):
-        if outcomes[label] is not None:
-            return not_yet(f"{label}: {outcomes[label]}")
+    outcomes = _outcomes(_LessonModel)
+    if outcomes != _outcomes(model_class):
+        return not_yet(_not_the_lessons_model())
     right = {label for label, outcome in outcomes.items() if outcome is None}
     if given != right:
-        return not_yet(say("the changes you chose work, but they are not the only ones: ask "
-                           "of each change whether it runs, puts the gradient of loss1 + loss2 "
-                           "where optimizer.step() reads it, and walks the trunk once",
-                           "고른 수정안은 동작하지만, 동작하는 수정안이 더 있습니다. 수정안마다 "
-                           "물어보세요: 오류 없이 실행되는가, loss1 + loss2의 변화도를 "
-                           "optimizer.step()이 읽는 곳에 두는가, 몸통을 한 번만 지나가는가"))
-    return correct(say("one backward pass from both losses fills .grad, then one step; "
-                       "retain_graph on the first call pays for a second pass through the "
-                       "trunk, on the second call it comes too late, and autograd.grad leaves "
-                       ".grad empty for the step",
-                       "두 손실에서 시작하는 역전파 단계 한 번이 .grad를 채우고, 그다음에 스텝 "
-                       "한 번입니다. 첫 호출의 retain_graph는 몸통을 한 번 더 지나가는 비용을 "
-                       "치르고, 두 번째 호출의 retain_graph는 너무 늦으며, autograd.grad는 "
-                       "스텝에 쓸 .grad를 비워 둡니다"))
+        hint = changes_hint()
+        return not_yet(say(f"not this set. A hint: {hint}", f"이 조합은 아닙니다. 힌트: {hint}"))
+    return correct(say("one backward pass from both losses, with its gradients in .grad when "
+                       "optimizer.step() runs, whether backward puts them there or you do; "
+                       "retain_graph=True on that one pass keeps the saved tensors until the "
+                       "next forward pass's losses replace them, but costs no pass. A "
+                       "zero_grad() between two backward calls drops the first one's "
+                       "gradients, retain_graph on the second call comes too late, and "
+                       "retaining on both pays for a second pass through the trunk",
+                       "두 손실에서 시작하는 역전파 단계 한 번이고, optimizer.step()이 실행될 때 "
+                       "그 변화도가 .grad에 들어 있으면 됩니다. 역전파가 넣든 직접 넣든 "
+                       "상관없습니다. 그 한 번에 쓴 retain_graph=True는 다음 순전파 단계의 "
+                       "손실이 그 자리를 대신할 때까지 저장된 텐서를 붙잡아 두지만 역전파 "
+                       "단계를 늘리지는 않습니다. 두 역전파 호출 사이의 zero_grad()는 첫 호출의 "
+                       "변화도를 버리고, 두 번째 호출의 retain_graph는 너무 늦으며, 두 호출 "
+                       "모두에 retain_graph를 주면 몸통을 한 번 더 지나가는 비용을 치릅니다"))

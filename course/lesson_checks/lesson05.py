@@ -1,19 +1,20 @@
 """Check cells for lesson 05, "The memory cost of retained graphs".
 
 Every checker works out the right answer by running PyTorch, not from a stored key:
-exercise 1 builds the model its text shows and measures it with `retained_bytes`;
+exercise 1 builds the model its text shows and reads the storages its graph saves;
 exercise 2 runs each snippet and watches which activations are still alive when it ends;
 exercise 3 runs the reader's function and watches the activations while it runs and after
 it returns, then compares its results with the leaky version's. None of them moves the
 global RNG: models are built with `seeding.fresh`, batches come from private generators.
 """
+import numbers
 import weakref
-from itertools import combinations
+from collections import Counter
 
 import torch
 from torch import nn
 
-from autograd_lens import retained_bytes
+from autograd_lens import retained_bytes, saved_tensors
 
 from .answers import as_number, close, kind, raised, read_labels
 from .language import say
@@ -30,11 +31,14 @@ def _batch(seed, *shape):
 
 
 class _ActivationWatch:
-    """Weak references to every output of a model's activation modules, as they run.
+    """Weak references to the storage of every output of a model's activation modules.
 
-    A weak reference keeps nothing alive: it is dead as soon as nothing (no name, no
-    graph that saved it) holds the tensor. `alive_at_forward` records, each time an
-    activation runs, how many earlier activation outputs were still alive.
+    A weak reference keeps nothing alive: it is dead as soon as nothing (no tensor you
+    name, no graph that saved one over it) holds the storage. It is taken on the storage,
+    not on the tensor, because autograd keeps a saved output as a new tensor object over
+    the same storage: the tensor object can be gone while its memory is held.
+    `alive_at_forward` records, each time an activation runs, how many earlier
+    activation outputs were still alive.
     """
 
     def __init__(self, model):
@@ -45,125 +49,178 @@ class _ActivationWatch:
 
     def _record(self, module, inputs, output):
         self.alive_at_forward.append(self.alive())
-        self.refs.append(weakref.ref(output))
+        self.refs.append(weakref.ref(output.untyped_storage()))
 
     def alive(self) -> int:
         return sum(ref() is not None for ref in self.refs)
 
 
-# Exercise 1: predict retained_bytes(loss) for a GELU and Tanh MLP.
+# Exercise 1: which storages does retained_bytes(loss) count, for a GELU and Tanh MLP?
+# The answer is a list of shapes, not a number of bytes: a number could be pasted from
+# retained_bytes(loss) without counting anything.
 
 EXERCISE_1_BATCH = 25
+SHAPES_EXAMPLE = "[(8, 16), (8, 32)]"  # shapes from section 1's net, not this model
 
 
 def _exercise_1_model() -> nn.Sequential:
-    """The model the exercise shows (its weights play no part in the bytes)."""
+    """The model the exercise shows (its weights play no part in what is saved)."""
     return fresh(lambda: nn.Sequential(nn.Linear(10, 40), nn.GELU(), nn.Linear(40, 20),
                                        nn.Tanh(), nn.Linear(20, 3)), seed=5)
 
 
+def _exercise_1_loss(model):
+    return model(_batch(5, EXERCISE_1_BATCH, model[0].in_features)).pow(2).mean()
+
+
+def _exercise_1_storages() -> Counter:
+    """The shapes of the storages the graph keeps, as retained_bytes counts them: each
+    storage once, those shared with a leaf left aside; found by running the model."""
+    shapes = {}
+    for row in saved_tensors(_exercise_1_loss(_exercise_1_model())):
+        if row.tensor is not None and not row.is_leaf:
+            shapes[row.tensor.untyped_storage().data_ptr()] = tuple(row.tensor.shape)
+    return Counter(shapes.values())
+
+
 def _exercise_1_measured() -> int:
-    model = _exercise_1_model()
-    x = _batch(5, EXERCISE_1_BATCH, model[0].in_features)
-    return retained_bytes(model(x).pow(2).mean())
+    return retained_bytes(_exercise_1_loss(_exercise_1_model()))
 
 
-def _exercise_1_slips() -> list:
-    """(how far off, hint) for each slip a hand count is likely to make."""
-    model = _exercise_1_model()
-    first, middle, last = (m for m in model if isinstance(m, nn.Linear))
-
-    def batch_of(units):  # bytes of one float32 activation of the batch, `units` wide
-        return FLOAT32 * EXERCISE_1_BATCH * units
-
-    saved_weights = FLOAT32 * (middle.weight.nelement() + last.weight.nelement())
-    parameters = FLOAT32 * sum(p.nelement() for p in model.parameters())
-    return [
-        (-batch_of(first.out_features), say(
-            "one 25 × 40 tensor short: around GELU, what does "
-            "GeluBackward0 need, and what does the next addmm need? Are they one storage?",
-            "25 × 40 텐서 하나가 모자랍니다: GELU 앞뒤에서 GeluBackward0에는 무엇이 필요하고, "
-            "다음 addmm에는 무엇이 필요한가요? 둘은 같은 스토리지인가요?")),
-        (batch_of(middle.out_features), say(
-            "one 25 × 20 tensor too many: Tanh saves its output, "
-            "and the last addmm saves that same tensor, one storage, counted once",
-            "25 × 20 텐서 하나가 더 들어갔습니다: Tanh는 출력을 저장하고, 마지막 addmm도 "
-            "바로 그 텐서를 저장합니다. 스토리지 하나이므로 한 번만 셉니다")),
-        (-batch_of(first.in_features), say(
-            "you left out the input batch x: the first addmm "
-            "saves it, for its weight's gradient",
-            "입력 배치 x를 빠뜨렸습니다: 첫 번째 addmm이 가중치의 변화도를 구하려고 "
-            "x를 저장합니다")),
-        (-batch_of(last.out_features), say(
-            "you left out the model's output: pow(2) saves it, "
-            "since the derivative of out² is 2·out",
-            "모델의 출력을 빠뜨렸습니다: out²의 도함수가 2·out이므로 pow(2)가 출력을 "
-            "저장합니다")),
-        (batch_of(1) - batch_of(last.out_features), say(
-            "the model's output is 3 wide here, not "
-            "1: pow(2) saves all of it",
-            "여기서는 모델 출력의 너비가 1이 아니라 3입니다: pow(2)는 출력 전체를 "
-            "저장합니다")),
-        (saved_weights, say(
-            "you counted the weights (Wᵀ) that the 2nd and 3rd addmm save: "
-            "they are views of the parameters, leaves, which retained_bytes leaves out by default",
-            "두 번째와 세 번째 addmm이 저장하는 가중치(Wᵀ)까지 셌습니다: 이것은 매개변수, "
-            "곧 잎 텐서의 뷰이고, retained_bytes는 기본적으로 잎 텐서를 세지 않습니다")),
-        (parameters, say(
-            "you added the parameters: they are leaves, alive with or without the "
-            "graph, which retained_bytes leaves out by default",
-            "매개변수를 더했습니다: 매개변수는 그래프가 있든 없든 살아 있는 잎 텐서이고, "
-            "retained_bytes는 기본적으로 잎 텐서를 세지 않습니다")),
-    ]
+def _read_shapes(answer):
+    """A Counter of shapes (tuples of ints) from a list of shapes, or None."""
+    if isinstance(answer, (str, bytes, dict, torch.Tensor)) or \
+            not isinstance(answer, (list, tuple, set, frozenset)):
+        return None
+    shapes = []
+    for shape in answer:
+        if isinstance(shape, (str, bytes, dict, set, frozenset)) or \
+                not isinstance(shape, (list, tuple, torch.Size)):
+            return None
+        if not all(isinstance(n, numbers.Integral) and not isinstance(n, bool) and n > 0
+                   for n in shape):
+            return None
+        shapes.append(tuple(int(n) for n in shape))
+    return Counter(shapes)
 
 
-def _exercise_1_hints(right) -> dict:
-    """Wrong total -> hint: each slip alone, then any two of them together."""
-    slips = _exercise_1_slips()
-    hints = {}
-    for (off_a, hint_a), (off_b, _) in combinations(slips, 2):
-        hints.setdefault(right + off_a + off_b, say(f"two slips; one of them: {hint_a}",
-                                                    f"실수가 두 가지입니다. 그중 하나: {hint_a}"))
-    hints.update({right + off: hint for off, hint in slips})  # one slip: its own hint wins
-    hints[right // FLOAT32] = say("that counts elements; the question asks for bytes, and a "
-                                  "float32 takes 4",
-                                  "그것은 원소의 개수입니다: 문제는 바이트 수를 묻고, "
-                                  "float32 하나는 4바이트입니다")
-    return hints
+def _parameter_shapes(model) -> set:
+    """Every parameter's shape and, for a weight, that of its transpose (Wᵀ)."""
+    shapes = set()
+    for p in model.parameters():
+        shapes.update({tuple(p.shape), tuple(p.shape)[::-1]})
+    return shapes
 
 
 def exercise_1(answer) -> Verdict:
-    """How many bytes does retained_bytes(loss) report for the exercise's model?"""
+    """Which storages does retained_bytes(loss) count? Their shapes, one per storage."""
     if answer is None:
-        return unanswered(say("set `answer` to a whole number of bytes, e.g. 1000, then run "
-                              "this cell again",
-                              "`answer`에 바이트 수를 정수로 넣고(예: 1000) 이 셀을 다시 "
-                              "실행하세요"))
-    if isinstance(answer, torch.Tensor):
-        return not_yet(say("give the number of bytes as a plain number, like 1000 (not a "
-                           "tensor; use .item() if you computed it)",
-                           "바이트 수는 텐서가 아니라 1000 같은 보통 숫자로 주세요(텐서로 "
-                           "계산했다면 .item()을 쓰세요)"))
-    value = as_number(answer)
-    if value is None:
-        return not_yet(say(f"expected a whole number of bytes, such as 1000; got {kind(answer)}",
-                           f"1000 같은 정수 바이트 수가 와야 하는데 {kind(answer)}가 왔습니다"))
-    right = _exercise_1_measured()
-    if value == right:
-        return correct(say(f"{right} bytes = 4 × 25 × (10 + 40 + 40 + 20 + 3): x, GELU's input "
+        return unanswered(say(f"set `answer` to a list of shapes, one per storage, e.g. "
+                              f"{SHAPES_EXAMPLE}, then run this cell again",
+                              f"`answer`에 스토리지마다 shape 하나씩, shape의 리스트를 넣고(예: "
+                              f"{SHAPES_EXAMPLE}) 이 셀을 다시 실행하세요"))
+    if as_number(answer) is not None:
+        return not_yet(say(f"give the shapes, one per storage, not a number: a list such as "
+                           f"{SHAPES_EXAMPLE}; the checker adds up the bytes",
+                           f"숫자가 아니라 스토리지마다 shape 하나씩을 주세요. {SHAPES_EXAMPLE} "
+                           "같은 리스트입니다. 바이트 수는 확인 함수가 더합니다"))
+    given = _read_shapes(answer)
+    if given is None:
+        return not_yet(say(f"expected a list of shapes such as {SHAPES_EXAMPLE}, each a tuple "
+                           f"of positive whole numbers; got {kind(answer)}",
+                           f"{SHAPES_EXAMPLE}처럼 양의 정수로 된 튜플들의 리스트가 와야 하는데 "
+                           f"{kind(answer)}가 왔습니다"))
+    if not given:
+        return not_yet(say("the list is empty: go through the nodes from the loss back and list, "
+                           "once each, the storages their backward needs",
+                           "리스트가 비어 있습니다: 손실에서부터 노드를 하나씩 거슬러 가며, 그 역전파에 "
+                           "필요한 스토리지를 하나에 한 번씩 나열하세요"))
+    right = _exercise_1_storages()
+    if given == right:
+        bytes_ = _exercise_1_measured()
+        return correct(say(f"{bytes_} bytes = 4 × 25 × (10 + 40 + 40 + 20 + 3): x, GELU's input "
                            "and its output, the Tanh output once, and the output pow(2) saves.",
-                           f"{right}바이트 = 4 × 25 × (10 + 40 + 40 + 20 + 3): x, GELU의 "
+                           f"{bytes_}바이트 = 4 × 25 × (10 + 40 + 40 + 20 + 3): x, GELU의 "
                            "입력과 출력, 한 번만 센 Tanh 출력, 그리고 pow(2)가 저장하는 "
                            "출력입니다."))
-    hint = _exercise_1_hints(right).get(value)
-    if hint:
-        return not_yet(hint)
-    return not_yet(say("count, at 4 bytes per float32, every tensor the graph saves except the "
-                       "parameters, each storage once; for each activation, ask what its "
-                       "backward needs, its input or its output",
-                       "float32 하나를 4바이트로 쳐서, 그래프가 저장하는 텐서를 매개변수만 빼고 "
-                       "모두 세되 스토리지마다 한 번씩만 세세요. 활성화 함수마다 그 역전파에 "
-                       "입력과 출력 중 무엇이 필요한지 따져 보세요"))
+    return not_yet(_exercise_1_hint(answer, given, right))
+
+
+def _activation_shapes(model) -> set:
+    """The shapes of the activations' inputs and outputs (batch, width): what an answer
+    gets wrong when it takes an activation to save its input instead of its output."""
+    layers = list(model)
+    return {(EXERCISE_1_BATCH, previous.out_features)
+            for previous, layer in zip(layers, layers[1:]) if isinstance(layer, ACTIVATIONS)}
+
+
+def _exercise_1_hint(answer, given, right) -> str:
+    """What kind of slip the answer makes. A shape the graph keeps, listed too often or
+    missing, is never named; a shape that no storage of this graph has is (naming it says
+    nothing about which storages the graph keeps)."""
+    if isinstance(answer, (set, frozenset)) and set(given) == set(right):
+        return say("a set keeps each shape once, but two storages can have the same shape: "
+                   "give a list", "집합(set)은 같은 shape를 한 번만 담지만, 스토리지 두 개의 "
+                   "shape가 같을 수 있습니다: 리스트로 주세요")
+    if Counter(tuple(sorted(s)) for s in given.elements()) == \
+            Counter(tuple(sorted(s)) for s in right.elements()):
+        return say("give each shape as PyTorch does, the batch first: (25, 10) for x",
+                   "shape는 PyTorch가 주는 대로 배치를 앞에 두어 쓰세요: x라면 (25, 10)입니다")
+    extra, missing = given - right, right - given
+    model = _exercise_1_model()
+    if any(shape in _parameter_shapes(model) for shape in extra):
+        return say("you listed a parameter or a weight's Wᵀ: they are leaves, or views of "
+                   "leaves, which live with or without the graph and which retained_bytes "
+                   "leaves out",
+                   "매개변수나 가중치의 Wᵀ를 넣었습니다: 이것들은 잎 텐서이거나 잎 텐서의 "
+                   "뷰로, 그래프가 있든 없든 살아 있으며 retained_bytes는 세지 않습니다")
+    if any(shape in right for shape in extra):
+        entries, storages = sum(given.values()), sum(right.values())
+        if entries > storages:
+            return say("more entries than storages: when one node saves its output and the next "
+                       "saves it as its input, that is one storage, listed once",
+                       "스토리지보다 항목이 많습니다: 한 노드가 저장한 출력을 다음 노드가 입력으로 "
+                       "저장하면 그것은 스토리지 하나이고, 한 번만 씁니다")
+        # the activation question only when every surplus and shortfall is an
+        # activation's input or output; else it would point at the wrong place
+        about_activations = set(extra) | set(missing) <= _activation_shapes(model)
+        if entries == storages and about_activations:
+            return say("the right number of storages, but a shape too many and another too few: "
+                       "which activation saves its input?",
+                       "스토리지 개수는 맞지만, 어떤 shape는 너무 많고 다른 shape는 너무 적습니다: "
+                       "입력을 저장하는 활성화 함수는 어느 것인가요?")
+        if entries == storages:
+            return say("the right number of storages, but a shape too many and another too few: "
+                       "for each node from the loss back, which storage does its backward need, "
+                       "and is any counted twice?",
+                       "스토리지 개수는 맞지만, 어떤 shape는 너무 많고 다른 shape는 너무 적습니다: "
+                       "손실에서부터 노드를 하나씩 거슬러 가며, 그 역전파에 필요한 스토리지가 "
+                       "무엇인지, 두 번 센 것은 없는지 따져 보세요")
+        if about_activations:
+            return say("a shape is listed more often than the graph keeps it, and storages are "
+                       "missing: for each activation, ask whether its backward needs its input "
+                       "or its output",
+                       "어떤 shape는 그래프가 붙잡는 것보다 많이 나열되었고, 빠진 스토리지도 "
+                       "있습니다: 활성화 함수마다 그 역전파에 입력과 출력 중 무엇이 필요한지 "
+                       "따져 보세요")
+        return say("a shape is listed more often than the graph keeps it, and storages are "
+                   "missing: for each node from the loss back, which storage does its backward "
+                   "need, and is any counted twice?",
+                   "어떤 shape는 그래프가 붙잡는 것보다 많이 나열되었고, 빠진 스토리지도 "
+                   "있습니다: 손실에서부터 노드를 하나씩 거슬러 가며, 그 역전파에 필요한 "
+                   "스토리지가 무엇인지, 두 번 센 것은 없는지 따져 보세요")
+    if extra:
+        return say(f"{sorted(extra)[0]} is not the shape of a storage this graph keeps; go "
+                   "through the nodes from the loss back and ask what each one's backward needs",
+                   f"{sorted(extra)[0]}는 이 그래프가 붙잡는 스토리지의 shape가 아닙니다. "
+                   "손실에서부터 노드를 하나씩 거슬러 가며 각 노드의 역전파에 무엇이 "
+                   "필요한지 따져 보세요")
+    return say(f"{sum(missing.values())} storage(s) missing: for each activation, ask whether its "
+               "backward needs its input or its output, and remember the input batch and what "
+               "pow(2) needs",
+               f"스토리지 {sum(missing.values())}개가 빠졌습니다: 활성화 함수마다 그 역전파에 "
+               "입력과 출력 중 무엇이 필요한지 따져 보고, 입력 배치와 pow(2)에 필요한 것도 "
+               "잊지 마세요")
 
 
 # Exercise 2: which snippets still hold saved tensors once they finish?
@@ -202,30 +259,15 @@ for x in batches:
     total += loss.detach()""",
 }
 
-def look_again(label) -> str:
-    """A question that leads back to the reasoning, without saying which way the label goes."""
-    return {
-        "A": say("does model.eval() stop autograd from building graphs, and what does the list "
-                 "hold?",
-                 "model.eval()이 autograd의 그래프 생성을 멈추나요? 그리고 리스트에는 무엇이 "
-                 "들어 있나요?"),
-        "B": say("what did each backward() do to the saved tensors of the graphs whose losses the "
-                 "list holds?",
-                 "리스트에 담긴 손실들의 그래프에서, 각 backward()는 저장된 텐서에 무엇을 "
-                 "했나요?"),
-        "C": say("after the loop, what does `loss` still name, and what did retain_graph=True "
-                 "keep?",
-                 "루프가 끝난 뒤에도 `loss`는 무엇을 가리키고 있고, retain_graph=True는 무엇을 "
-                 "남겨 두었나요?"),
-        "D": say("what does autograd save under torch.no_grad()?",
-                 "torch.no_grad() 아래에서 autograd는 무엇을 저장하나요?"),
-        "E": say("what does `total`'s graph reach, and did a backward() drop anything?",
-                 "`total`의 그래프는 어디까지 닿나요? 그리고 무언가를 해제한 backward()가 있었나요?"),
-        "F": say("`total` has no graph, but what does `loss` still name after the loop, and did a "
-                 "backward() drop anything?",
-                 "`total`에는 그래프가 없습니다. 그런데 루프가 끝난 뒤에도 `loss`는 무엇을 "
-                 "가리키고 있나요? 그리고 무언가를 해제한 backward()가 있었나요?"),
-    }[label]
+def look_again() -> str:
+    """The question for every wrong answer, whichever labels are wrong: naming a label, or
+    how many are wrong, would let a reader flip labels until the verdict turns."""
+    return say("not every label is on the right side. For each snippet, ask: does it build a "
+               "graph at all, and once it has finished, does a name still in scope reach that "
+               "graph's nodes, with no backward() having dropped their saved tensors?",
+               "레이블이 모두 맞게 분류되지는 않았습니다. 스니펫마다 물어보세요: 그래프를 만들기는 "
+               "하나요? 그리고 실행이 끝난 뒤에도 스코프에 남은 이름이 그 그래프의 노드에 닿아 "
+               "있고, 그 노드들의 저장된 텐서를 버린 backward()는 없었나요?")
 
 
 def _holds_saved_tensors(text) -> bool:
@@ -252,16 +294,12 @@ def exercise_2(answer) -> Verdict:
     if hint:
         return not_yet(hint)
     keepers = {label for label, text in SNIPPETS.items() if _holds_saved_tensors(text)}
-    wrong = sorted(chosen ^ keepers)
-    if wrong:
-        return not_yet(say(f"{len(wrong)} of the six labels {'is' if len(wrong) == 1 else 'are'} "
-                           f"on the wrong side; look again at {wrong[0]}: {look_again(wrong[0])}",
-                           f"레이블 여섯 개 중 {len(wrong)}개가 잘못 분류되었습니다. "
-                           f"{wrong[0]} 스니펫을 다시 보세요: {look_again(wrong[0])}"))
+    if chosen != keepers:
+        return not_yet(look_again())
     return correct(say(f"{', '.join(sorted(keepers))} keep saved tensors alive: they live as long "
                        "as a tensor you hold reaches their graph and no backward() dropped them.",
                        f"{', '.join(sorted(keepers))}: 저장된 텐서를 살려 둡니다. 여러분이 가진 "
-                       "텐서가 그 그래프에 닿아 있고 어떤 backward()도 그것을 해제하지 않은 동안, "
+                       "텐서가 그 그래프에 닿아 있고 어떤 backward()도 그것을 버리지 않은 동안, "
                        "저장된 텐서는 살아 있습니다."))
 
 
@@ -402,6 +440,12 @@ def exercise_3(answer) -> Verdict:
                            "are still alive: is a tensor with a graph kept outside it?",
                            f"함수가 반환된 뒤에도 배치 {alive}개분의 활성값이 살아 있습니다: "
                            "그래프가 붙은 텐서를 함수 밖에 보관하고 있지 않나요?"))
+    holders = _graph_holders(result)
+    if holders:
+        return not_yet(say(f"your function returns {' and '.join(holders)} with a graph still "
+                           "attached (a grad_fn): return results without one",
+                           f"함수가 반환하는 {'과 '.join(holders)}에 그래프(grad_fn)가 아직 붙어 "
+                           "있습니다: 그래프가 없는 결과를 반환하세요"))
     piled_up = max(watch.alive_at_forward)
     if piled_up > 1:
         return not_yet(say(f"nothing is left once your function returns, but while it runs the "

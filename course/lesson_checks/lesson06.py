@@ -5,11 +5,26 @@ ones the exercise text describes (the lesson's layers and data shapes, seeded he
 without touching the reader's random numbers):
 
 - exercise 1 runs the reader's chunk-by-chunk training function on an `nn.LSTM` and
-  the lesson's two sine waves, watching every backward call, and compares the trained
-  weights with truncated BPTT's;
-- exercise 2 runs each of four sequences of calls on real PyTorch and reads which
+  the lesson's two sine waves, watching every backward call and optimizer step, and
+  compares the trained weights with those of truncated BPTT over two chunks (the state's
+  graph carried from chunk 0 into chunk 1, cut before chunk 2; one step per two chunks);
+- exercise 2 runs each of three sequences of calls on real PyTorch and reads which
   error, if any, it raises (`errors.error_raised_by`): the key is computed, not stored.
+  A wrong answer gets the reasoning to follow, the same whichever sequences are wrong,
+  so that trying labels one at a time tells the reader nothing.
+
+The reference functions and the sequences are private and kept out of `__all__`. Each
+refuses to run unless the checker itself called it: it walks the calling frames up to the
+checker's `_trained_weights`, and a frame outside lesson_checks on the way (the reader's
+function, whatever module globals it resets) or a `_trained_weights` running the reader's
+answer (the reference handed in as it is, or through `functools.partial`) means a refusal.
+Nothing the reader's code can set decides it. The refusal is in the reference's own body,
+not in a decorator, so there is no unguarded function behind it (`__wrapped__`, a closure)
+to call.
 """
+import os
+import sys
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -26,9 +41,41 @@ def _parameters(*modules):
     return [p for module in modules for p in module.parameters()]
 
 
-# Exercise 1: truncated backpropagation through time with an LSTM.
+# Exercise 1: truncated backpropagation through time over two chunks, with an LSTM.
 
 LEARNING_RATE = 0.1
+CHUNKS_PER_STEP = 2
+_STEP = "step"  # what the optimizer's step hook writes among the backward calls
+
+
+class _CheckersOwnFunction(Exception):
+    """Raised by a reference function called while the reader's answer runs."""
+
+
+_CHECKERS_FOLDER = os.path.dirname(os.path.abspath(__file__))
+
+
+def _is_the_checkers(frame):
+    return os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _CHECKERS_FOLDER
+
+
+def _refuse_unless_the_checker_calls(name):
+    """The first line of each of the checker's own functions: a wrapper around one,
+    `lambda *args: lesson06._truncated_bptt(*args)`, is no answer. The calling frames
+    decide, not a flag: from the function's caller up, every frame must be the checker's
+    own until a `_trained_weights`, and no `_trained_weights` on the whole stack may be
+    running the reader's answer."""
+    frame, called_by_the_checker = sys._getframe(2), False  # from the function's caller
+    while frame is not None:
+        trains = _is_the_checkers(frame) and frame.f_code.co_name == "_trained_weights"
+        if trains and frame.f_locals.get("is_the_answer", True):
+            raise _CheckersOwnFunction(name)
+        if not (called_by_the_checker or _is_the_checkers(frame)):
+            raise _CheckersOwnFunction(name)
+        called_by_the_checker = called_by_the_checker or trains
+        frame = frame.f_back
+    if not called_by_the_checker:
+        raise _CheckersOwnFunction(name)
 
 
 def waves_in_chunks():
@@ -46,54 +93,109 @@ def lstm_task(seed=1):
 
 
 def _truncated_bptt(lstm, head, chunks, optimizer):
-    """The reference: carry the state's value across chunks, cut its graph. Private, so
-    that `answer = lesson06._truncated_bptt` is not what tab completion offers."""
+    """The reference: chunks 0-1, 2-3, ... are stretches; the state carries its graph
+    within a stretch and only its value into the next; one step per stretch, on the
+    gradient of the stretch's two losses added. Private, so that
+    `answer = lesson06._truncated_bptt` is not what tab completion offers."""
+    _refuse_unless_the_checker_calls("_truncated_bptt")
     state = None
-    for inputs, targets in chunks:
+    for start in range(0, len(chunks), CHUNKS_PER_STEP):
         if state is not None:
             state = tuple(s.detach() for s in state)
-        outputs, state = lstm(inputs, state)
-        loss = F.mse_loss(head(outputs), targets)
+        loss = 0
+        for inputs, targets in chunks[start:start + CHUNKS_PER_STEP]:
+            outputs, state = lstm(inputs, state)
+            loss = loss + F.mse_loss(head(outputs), targets)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+
+
+def _cut_every_chunk(step_every_chunk):
+    """Wrong answers worth their own hint: the state's graph cut before every chunk (as in
+    section 2), so the second chunk's loss never reaches the first chunk's steps."""
+    def train(lstm, head, chunks, optimizer):
+        _refuse_unless_the_checker_calls("_cut_every_chunk")
+        state = None
+        optimizer.zero_grad()
+        for k, (inputs, targets) in enumerate(chunks):
+            if state is not None:
+                state = tuple(s.detach() for s in state)
+            if step_every_chunk:
+                optimizer.zero_grad()
+            outputs, state = lstm(inputs, state)
+            F.mse_loss(head(outputs), targets).backward()
+            if step_every_chunk or k % CHUNKS_PER_STEP == CHUNKS_PER_STEP - 1:
+                optimizer.step()
+                optimizer.zero_grad()
+    return train
 
 
 def _state_from_zeros_each_chunk(lstm, head, chunks, optimizer):
     """A wrong answer worth its own hint: no error, but no state carried across either."""
-    for inputs, targets in chunks:
+    _refuse_unless_the_checker_calls("_state_from_zeros_each_chunk")
+    optimizer.zero_grad()
+    for k, (inputs, targets) in enumerate(chunks):
         outputs, _ = lstm(inputs)
-        loss = F.mse_loss(head(outputs), targets)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        F.mse_loss(head(outputs), targets).backward()
+        if k % CHUNKS_PER_STEP == CHUNKS_PER_STEP - 1:
+            optimizer.step()
+            optimizer.zero_grad()
 
 
-def _trained_weights(train):
-    """A fresh LSTM task and SGD optimizer, `train` run on them: the trained weights."""
+def _trained_weights(train, events=None, is_the_answer=False):
+    """A fresh LSTM task and SGD optimizer, `train` run on them: the trained weights.
+    events: a list to which each optimizer step adds _STEP. is_the_answer: `train` is
+    the reader's function (the checker's own functions refuse to run under it)."""
     lstm, head, chunks = lstm_task()
     optimizer = torch.optim.SGD(_parameters(lstm, head), lr=LEARNING_RATE)
+    if events is not None:
+        optimizer.register_step_post_hook(lambda *args: events.append(_STEP))
     train(lstm, head, chunks, optimizer)
-    return [p.detach().clone() for p in _parameters(lstm, head)], len(chunks)
+    return [p.detach().clone() for p in _parameters(lstm, head)]
 
 
 def _same(weights, others):
     return all(torch.allclose(a, b, atol=1e-6) for a, b in zip(weights, others))
 
 
+def _kept_for_nothing(events):
+    """True if a backward kept its graph (retain_graph=True) and no backward came after it
+    before the next step or the end: nothing went back through what it kept."""
+    return any(event != _STEP and event.retain_graph
+               and (k + 1 == len(events) or events[k + 1] == _STEP)
+               for k, event in enumerate(events))
+
+
+def _own_function():
+    return say("that is the checker's own function: fix train_lstm_on_chunks in the "
+               "notebook and answer with it",
+               "그것은 채점기 자신의 함수입니다: 노트북의 train_lstm_on_chunks 함수를 고쳐서 "
+               "그 함수로 답하세요")
+
+
 def _hint_for_error(error):
-    """The hint for an error that the reader's training function raised."""
+    """The hint for an error that the reader's training function raised: the reasoning
+    to follow for its kind, not the line to write."""
+    if isinstance(error, _CheckersOwnFunction):
+        return _own_function()
     which = errors.which_error(error)
     if which == errors.FREED_BUFFER:
-        return say("the second chunk's backward still reaches the first chunk's graph: what "
-                   "carries it across? (an LSTM's state is a pair, (h, c))",
-                   "두 번째 청크의 역전파가 여전히 첫 번째 청크의 그래프까지 닿습니다: 무엇이 그 "
-                   "그래프를 다음 청크로 넘겨 주나요? (LSTM의 상태는 (h, c) 쌍입니다)")
+        return say("a backward went back through saved tensors that an earlier backward had "
+                   "freed. Which chunks should each backward reach? If it should not reach "
+                   "them, what carries it there? If it should, what must the earlier backward "
+                   "do, or must there be two backward calls at all?",
+                   "한 역전파가 앞선 역전파가 이미 해제한 저장된 텐서를 거슬러 지나갔습니다. 각 "
+                   "역전파는 어느 청크까지 닿아야 하나요? 닿지 말아야 한다면, 무엇이 그곳까지 "
+                   "이어 주나요? 닿아야 한다면, 앞선 역전파는 무엇을 해야 하나요? 아니면 역전파가 "
+                   "꼭 두 번이어야 하나요?")
     if which == errors.VERSION_COUNTER:
-        return say("a backward reached an earlier chunk whose weights the optimizer has since "
-                   "changed in place: keeping old graphs alive is not the fix here",
-                   "역전파가 이전 청크까지 갔는데, 그 청크의 가중치는 그사이 옵티마이저가 제자리 "
-                   "연산으로 바꾼 뒤입니다: 여기서는 이전 그래프를 유지하는 것이 해결책이 아닙니다")
+        return say("a backward reached a chunk whose weights the optimizer had changed in "
+                   "place since that chunk's forward pass: which backward calls must come "
+                   "before a step, and which graphs may a backward after it reach?",
+                   "한 역전파가 어떤 청크까지 닿았는데, 그 청크의 순전파 뒤에 옵티마이저가 "
+                   "가중치를 제자리 연산으로 바꾸어 놓았습니다: 어떤 역전파가 스텝보다 먼저 와야 "
+                   "하고, 스텝 뒤의 역전파는 어느 그래프까지 닿아도 되나요?")
     if isinstance(error, AttributeError) and "tuple" in str(error):
         return say("the LSTM's state is a tuple (h, c), and a tuple has no tensor methods",
                    "LSTM의 상태는 튜플 (h, c)이고, 튜플에는 텐서의 메서드가 없습니다")
@@ -106,9 +208,32 @@ def _hint_for_error(error):
                "answer(lstm, head, chunks, optimizer) 형태로 호출됩니다)")
 
 
+def _hint_for_weights(trained):
+    """The hint for a function that runs but trains other weights than the reference."""
+    if any(_same(trained, _trained_weights(_cut_every_chunk(every)))
+           for every in (False, True)):
+        return say("it runs, but each chunk's loss reaches only its own chunk's steps: the "
+                   "second chunk of a stretch should send gradients back through the first",
+                   "실행은 되지만, 각 청크의 손실이 자기 청크의 시점에만 닿습니다: 한 구간의 두 "
+                   "번째 청크는 첫 번째 청크까지 변화도를 돌려보내야 합니다")
+    if _same(trained, _trained_weights(_state_from_zeros_each_chunk)):
+        return say("it runs, but every chunk starts from a zero state, as if the chunks "
+                   "were separate sequences: the state a chunk ends with should start the "
+                   "next one",
+                   "실행은 되지만, 청크들이 서로 다른 시퀀스인 것처럼 모든 청크가 0인 상태에서 "
+                   "시작합니다: 한 청크가 끝날 때의 상태로 다음 청크를 시작해야 합니다")
+    return say("it runs, but the trained weights differ from truncated BPTT's over two "
+               "chunks: which gradients are in .grad when the optimizer steps, and how "
+               "many steps are there?",
+               "실행은 되지만, 학습된 가중치가 두 청크에 걸친 truncated BPTT의 가중치와 "
+               "다릅니다: 옵티마이저가 스텝을 밟을 때 .grad에는 어떤 변화도가 들어 있고, 스텝은 "
+               "몇 번인가요?")
+
+
 def exercise_1(answer) -> Verdict:
-    """A function (lstm, head, chunks, optimizer) that trains chunk by chunk, one backward
-    and one step per chunk, without failing and without keeping earlier chunks' graphs."""
+    """A function (lstm, head, chunks, optimizer) that trains with truncated BPTT over
+    two chunks: one step per stretch of two chunks, on the gradient of both chunks'
+    losses, the second reaching back through the first; no graph kept for nothing."""
     if answer is None:
         return unanswered(say("fix train_lstm_on_chunks, then set "
                               "`answer = train_lstm_on_chunks` and run this cell again",
@@ -120,51 +245,39 @@ def exercise_1(answer) -> Verdict:
                            f"직접 고친 함수가 와야 하는데(예: `answer = train_lstm_on_chunks`) "
                            f"{kind(answer)}가 왔습니다"))
     if getattr(answer, "__module__", None) == __name__:
-        return not_yet(say("that is the checker's own function: fix train_lstm_on_chunks in "
-                           "the notebook and answer with it",
-                           "그것은 채점기 자신의 함수입니다: 노트북의 train_lstm_on_chunks 함수를 "
-                           "고쳐서 그 함수로 답하세요"))
-    with watch_backward_calls() as calls:
+        return not_yet(_own_function())
+    with watch_backward_calls() as events:
         try:
-            trained, n_chunks = _trained_weights(answer)
+            trained = _trained_weights(answer, events, is_the_answer=True)
         except Exception as error:  # the reader's code: report it, don't crash the cell
             return not_yet(_hint_for_error(error))
-    if not calls:
-        return not_yet(say("backward() was never called: each chunk's loss needs its own backward",
-                           "backward()가 한 번도 호출되지 않았습니다: 청크마다 그 청크의 손실로 "
-                           "역전파를 해야 합니다"))
-    if any(call.retain_graph for call in calls):
-        return not_yet(say("it runs, but a backward keeps its graph (retain_graph=True), which "
-                           "the exercise forbids: if no backward needs an earlier chunk's graph, "
-                           "none needs to keep it",
-                           "실행은 되지만, 그래프를 유지하는 역전파가 있습니다(retain_graph=True). 이 "
-                           "연습 문제에서는 쓸 수 없는 방법입니다: 이전 청크의 그래프가 필요한 "
-                           "역전파가 없다면, 그래프를 유지할 필요도 없습니다"))
-    if len(calls) != n_chunks:
-        return not_yet(say(f"backward was called {len(calls)} times for {n_chunks} chunks: one "
-                           "backward and one optimizer step per chunk",
-                           f"청크는 {n_chunks}개인데 backward가 {len(calls)}번 호출되었습니다: "
-                           "청크마다 역전파 한 번, 옵티마이저 스텝 한 번이어야 합니다"))
-    expected, _ = _trained_weights(_truncated_bptt)
-    if not _same(trained, expected):
-        if _same(trained, _trained_weights(_state_from_zeros_each_chunk)[0]):
-            return not_yet(say(f"it runs, but every chunk starts from a zero state, as if the "
-                               f"{n_chunks} chunks were separate sequences: the state a chunk "
-                               "ends with should start the next one",
-                               f"실행은 되지만, {n_chunks}개의 청크가 서로 다른 시퀀스인 것처럼 "
-                               "모든 청크가 0인 상태에서 시작합니다: 한 청크가 끝날 때의 상태로 "
-                               "다음 청크를 시작해야 합니다"))
-        return not_yet(say("it runs without keeping old chunks, but the trained weights differ "
-                           "from truncated BPTT's: per chunk, zero the gradients, backward the "
-                           "MSE of head(outputs) against the targets, then step once",
-                           "이전 청크를 붙잡아 두지 않고 실행되지만, 학습된 가중치가 truncated "
-                           "BPTT의 가중치와 다릅니다: 청크마다 변화도를 0으로 만들고, targets에 "
-                           "대한 head(outputs)의 MSE로 역전파한 다음, 옵티마이저 스텝을 한 번 "
-                           "밟으세요"))
-    return correct(say(f"{n_chunks} chunks, one backward each, and truncated BPTT's weights: the "
-                       "state's value goes on, its graph does not.",
-                       f"청크 {n_chunks}개에 역전파가 한 번씩이고, 가중치는 truncated BPTT와 "
-                       "같습니다: 상태의 값은 다음 청크로 넘어가고, 그래프는 넘어가지 않습니다."))
+    if not any(event != _STEP for event in events):
+        return not_yet(say("backward() was never called: the chunks' losses need a backward",
+                           "backward()가 한 번도 호출되지 않았습니다: 청크의 손실로 역전파를 "
+                           "해야 합니다"))
+    if not _same(trained, _trained_weights(_truncated_bptt)):
+        return not_yet(_hint_for_weights(trained))
+    if _kept_for_nothing(events):
+        return not_yet(say("right weights, but a backward keeps its graph (retain_graph=True) "
+                           "and no backward goes back through it before the step: what does it "
+                           "keep, and for whom?",
+                           "가중치는 맞지만, 그래프를 유지하는 역전파(retain_graph=True)가 있는데 "
+                           "스텝 전에 그 그래프를 다시 지나가는 역전파가 없습니다: 무엇을, 누구를 "
+                           "위해 붙잡아 두나요?"))
+    steps = sum(event == _STEP for event in events)
+    stretches = len(waves_in_chunks()) // CHUNKS_PER_STEP
+    if steps != stretches:
+        return not_yet(say(f"right weights, but the optimizer you were given stepped {steps} "
+                           f"times: the exercise asks for its step, once per stretch of two "
+                           "chunks",
+                           f"가중치는 맞지만, 주어진 옵티마이저가 스텝을 {steps}번 밟았습니다: 연습 "
+                           "문제는 두 청크로 된 구간마다 그 옵티마이저의 스텝 한 번을 요구합니다"))
+    return correct(say(f"{len(waves_in_chunks())} chunks, {steps} steps, and the weights of "
+                       "truncated BPTT over two chunks: the state's graph goes on within a "
+                       "stretch, only its value into the next.",
+                       f"청크 {len(waves_in_chunks())}개, 스텝 {steps}번이고, 가중치는 두 청크에 "
+                       "걸친 truncated BPTT와 같습니다: 상태의 그래프는 한 구간 안에서만 이어지고, "
+                       "다음 구간으로는 값만 넘어갑니다."))
 
 
 # Exercise 2: which error does each sequence of calls raise?
@@ -207,9 +320,9 @@ def _actor_critic():
                 actor_opt=actor_opt, critic_opt=critic_opt)
 
 
-# The four sequences, line for line as the exercise shows them.
+# The three sequences, line for line as the exercise shows them.
 
-def sequence_1(G, D, g_opt, d_opt, real, z, points):
+def _sequence_1(G, D, g_opt, d_opt, real, z, points):
     fake = G(z)
     g_loss = bce(D(fake), is_real)
     g_opt.zero_grad()
@@ -219,14 +332,7 @@ def sequence_1(G, D, g_opt, d_opt, real, z, points):
     d_loss.backward()
 
 
-def sequence_2(G, D, g_opt, d_opt, real, z, points):
-    scores = D(points)
-    (grad,) = torch.autograd.grad(scores.sum(), points)
-    penalty = ((grad.norm(dim=1) - 1) ** 2).mean()
-    (scores.mean() + 10 * penalty).backward()
-
-
-def sequence_3(encoder, actor, critic, losses, actor_opt, critic_opt):
+def _sequence_2(encoder, actor, critic, losses, actor_opt, critic_opt):
     actor_loss, critic_loss = losses(encoder, actor, critic)
     critic_opt.zero_grad()
     critic_loss.backward(retain_graph=True)
@@ -235,7 +341,7 @@ def sequence_3(encoder, actor, critic, losses, actor_opt, critic_opt):
     actor_loss.backward()
 
 
-def sequence_4(G, D, g_opt, d_opt, real, z, points):
+def _sequence_3(G, D, g_opt, d_opt, real, z, points):
     scores = D(points)
     (grad,) = torch.autograd.grad(scores.sum(), points, create_graph=True)
     penalty = ((grad.norm(dim=1) - 1) ** 2).mean()
@@ -243,62 +349,32 @@ def sequence_4(G, D, g_opt, d_opt, real, z, points):
     penalty.backward()
 
 
-SEQUENCES = {1: (sequence_1, _gan), 2: (sequence_2, _gan), 3: (sequence_3, _actor_critic),
-             4: (sequence_4, _gan)}
+_SEQUENCES = {1: (_sequence_1, _gan), 2: (_sequence_2, _actor_critic), 3: (_sequence_3, _gan)}
 
 
-def error_of_sequence(number) -> str:
+def _error_of_sequence(number) -> str:
     """Run sequence `number` on fresh models: which error it raises, by PyTorch's word."""
-    sequence, build = SEQUENCES[number]
+    sequence, build = _SEQUENCES[number]
     return errors.error_raised_by(lambda: sequence(**build()))
 
 
-def _hints():
-    """A hint for each wrong answer, by (sequence, the reader's answer): what to look at,
-    never what the answer is. Made when asked for, in the language chosen by then."""
-    nothing_in_place = say("nothing changes a tensor in place here (no optimizer step): ",
-                           "여기서는 제자리 연산으로 바뀌는 텐서가 없습니다(옵티마이저 스텝이 "
-                           "없습니다): ")
-    return {
-        (1, errors.FREED_BUFFER): say(
-            "retain_graph=True kept everything G's backward ran through; "
-            "look at what happens to those saved tensors before D's backward",
-            "G의 역전파가 지나간 것은 retain_graph=True 덕분에 모두 유지되었습니다. D의 "
-            "역전파 전에 그 저장된 텐서들에 무슨 일이 일어나는지 보세요"),
-        (1, errors.NO_ERROR): say(
-            "D's backward goes through `fake` into G's graph: is every tensor "
-            "that graph saved still as it was when it was saved?",
-            "D의 역전파는 `fake`를 지나 G의 그래프로 들어갑니다: 그 그래프가 저장한 텐서는 "
-            "모두 저장될 때 그대로인가요?"),
-        (2, errors.NO_ERROR): say(
-            "`penalty` carries no graph, but `scores.mean()` does: what did "
-            "autograd.grad leave of the graph behind `scores`?",
-            "`penalty`에는 그래프가 없지만 `scores.mean()`에는 있습니다: autograd.grad는 "
-            "`scores` 뒤의 그래프에서 무엇을 남겼나요?"),
-        (2, errors.VERSION_COUNTER): nothing_in_place + say(
-            "look at what autograd.grad does to the graph it runs through",
-            "autograd.grad가 자신이 지나가는 그래프에 무엇을 하는지 보세요"),
-        (3, errors.FREED_BUFFER): say(
-            "the critic's backward kept the graph it ran through "
-            "(retain_graph=True): what could have freed the encoder's part?",
-            "비평자의 역전파는 자신이 지나간 그래프를 유지했습니다(retain_graph=True): "
-            "무엇이 인코더 부분을 해제할 수 있었을까요?"),
-        (3, errors.VERSION_COUNTER): say(
-            "critic_opt.step() changes only the critic head: does the "
-            "actor's loss graph hold anything of it? Look at how the "
-            "advantages are computed.",
-            "critic_opt.step()은 비평자 헤드만 바꿉니다: 행위자 손실의 그래프에 비평자 헤드의 "
-            "것이 조금이라도 들어 있나요? advantages를 어떻게 계산하는지 보세요."),
-        (4, errors.NO_ERROR): say(
-            "create_graph=True kept the graph for the penalty, but another "
-            "backward ran in between: which saved tensors does the penalty's "
-            "backward need?",
-            "create_graph=True가 페널티를 위해 그래프를 유지했지만, 그 사이에 다른 역전파가 "
-            "실행되었습니다: 페널티의 역전파에는 어떤 저장된 텐서가 필요한가요?"),
-        (4, errors.VERSION_COUNTER): nothing_in_place + say(
-            "look at what the backward before the penalty's did",
-            "페널티의 역전파 전에 실행된 역전파가 무엇을 했는지 보세요"),
-    }
+def _reasoning():
+    """What to follow in every sequence: the same words whichever answers are wrong, so
+    that a wrong verdict never says which label to change. Made when asked for, in the
+    language chosen by then."""
+    return say(
+        "not all three are what PyTorch raises. For each sequence, follow every backward "
+        "(and every autograd.grad) through each graph it reaches, G's, D's, the encoder's, "
+        "and ask two questions. Did an earlier backward or autograd.grad already go through "
+        "those saved tensors without keeping them (retain_graph=True, or create_graph=True, "
+        "which implies it)? Then they are freed. Did anything change one of them in place "
+        "(an optimizer step) after it was saved? Then its version moved on.",
+        "세 개가 모두 PyTorch가 내는 오류와 같지는 않습니다. 각 코드에서 모든 backward(그리고 "
+        "모든 autograd.grad)가 닿는 그래프(G의 것, D의 것, 인코더의 것)를 하나하나 따라가며 두 "
+        "가지를 물어보세요. 앞선 backward나 autograd.grad가 그 저장된 텐서를 유지하지 않고"
+        "(retain_graph=True, 또는 이를 함께 뜻하는 create_graph=True 없이) 이미 지나갔나요? 그렇다면 "
+        "해제되었습니다. 저장된 뒤에 무언가(옵티마이저 스텝)가 그중 하나를 제자리 연산으로 "
+        "바꾸었나요? 그렇다면 그 버전이 달라졌습니다.")
 
 
 def _named(numbers):
@@ -307,33 +383,23 @@ def _named(numbers):
 
 
 def exercise_2(answer) -> Verdict:
-    """{sequence number: 'freed buffer' | 'version counter' | 'none'} for SEQUENCES."""
+    """{sequence number: 'freed buffer' | 'version counter' | 'none'} for _SEQUENCES."""
     if answer is None:
         return unanswered(say("set `answer` to a dict {sequence number: 'freed buffer', "
                               "'version counter' or 'none'} and run this cell again",
                               "`answer`에 딕셔너리 {코드 번호: 'freed buffer', "
                               "'version counter' 또는 'none'}를 넣고 이 셀을 다시 실행하세요"))
     names, problem = errors.read_error_names(
-        answer, list(SEQUENCES), _named,
-        f"{{1: {errors.FREED_BUFFER!r}, 2: {errors.NO_ERROR!r}, ...}}")
+        answer, list(_SEQUENCES), _named,
+        "{1: ..., 2: ..., 3: ...}")
     if problem:
         return not_yet(problem)
-    right = {number: error_of_sequence(number) for number in SEQUENCES}
-    wrong = [number for number in SEQUENCES if names[number] != right[number]]
-    if wrong:
-        first = wrong[0]
-        hint = _hints().get((first, names[first])) or say(
-            "follow which graph each backward runs through, and what it holds by then",
-            "각 역전파가 어떤 그래프를 지나가는지, 그때 그 그래프에 무엇이 남아 있는지 "
-            "따라가 보세요")
-        return not_yet(say(f"{len(SEQUENCES) - len(wrong)} of {len(SEQUENCES)} right. "
-                           f"Sequence {first}: {hint}",
-                           f"{len(SEQUENCES)}개 중 {len(SEQUENCES) - len(wrong)}개 정답. "
-                           f"{first}번 코드: {hint}"))
-    return correct(say("all four, as PyTorch raises them: ",
-                       "네 개 모두 PyTorch가 실제로 내는 오류와 같습니다: ") + ", ".join(
-        f"{number}: {right[number]}" for number in SEQUENCES) + ".")
+    right = {number: _error_of_sequence(number) for number in _SEQUENCES}
+    if any(names[number] != right[number] for number in _SEQUENCES):
+        return not_yet(_reasoning())
+    return correct(say("all three, as PyTorch raises them: ",
+                       "세 개 모두 PyTorch가 실제로 내는 오류와 같습니다: ") + ", ".join(
+        f"{number}: {right[number]}" for number in _SEQUENCES) + ".")
 
 
-__all__ = ["exercise_1", "exercise_2", "lstm_task", "waves_in_chunks",
-           "SEQUENCES", "error_of_sequence"]
+__all__ = ["exercise_1", "exercise_2", "lstm_task", "waves_in_chunks"]

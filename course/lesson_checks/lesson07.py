@@ -3,20 +3,26 @@
 Both exercises hand the reader a broken training loop, as a function
 `train(encoder, head, opt, x, y, steps)` that returns the loss of every step; the reader
 fixes it. The check cell passes the lesson's own `make_net`, `x` and `y`; nothing here
-defines the lesson's net. Each checker:
+defines the lesson's net. Exercise 1 first asks for a prediction, made by reading the loop
+(the step that fails first, and the name that hands it an earlier step's graph), and checks
+it before the fix. Each checker:
 
 - builds a fresh net with `make_net()` (its seeding is kept from the reader's random
   numbers) and runs the reader's function for STEPS steps, watching every backward call
   (`spying.watch_backward_calls`);
-- refuses a function of this module (the references are private, but importable);
+- refuses a function of this module (the references are private, but importable), and
+  a wrapper around one: a reference refuses to run while the reader's function does;
 - turns an error into a hint (the freed-buffer and in-place errors by name);
 - refuses `retain_graph=True`, and a graph that grows from step to step: the bytes the
   saved tensors of each backward's graph keep alive (`retained_bytes`, read by the spy
-  just before each call) must be the same from the second step on;
+  just before each call) must be the same from the second step on (when a call's bytes
+  cannot be read, as through a CopySlices node, the weight comparison alone decides);
 - compares the trained weights, and the losses returned, with those of the intended fix
   run on a fresh net the same way, so the model learns as the fix makes it learn; a
-  wrong fix that runs gets a hint that fits it.
+  wrong fix that runs gets a hint that fits it (weights that never moved: a gradient cut
+  on the way, as by the lesson's wrong `detach`).
 """
+import contextlib
 import math
 
 import torch
@@ -35,6 +41,32 @@ STEPS = 8  # more steps than the lesson's loops: a leak or a stale graph shows u
 
 class _BadSetup(Exception):
     """The check cell was given something else than the lesson's make_net, x and y."""
+
+
+class _CheckersOwnFunction(Exception):
+    """The reader's function called one of this module's references."""
+
+
+_answer_running = False
+
+
+@contextlib.contextmanager
+def _running_the_answer():
+    global _answer_running
+    _answer_running = True
+    try:
+        yield
+    finally:
+        _answer_running = False
+
+
+def _refuse_while_the_answer_runs(name):
+    """Called first thing in each of the checker's own functions: they refuse to run while
+    the reader's answer runs (a wrapper around one, `lambda *args:
+    lesson07._unit_rows_out_of_place(*args)`, is no answer). The guard is in the function's
+    own body, so no unguarded copy of it exists (no `__wrapped__`, no closure) to call."""
+    if _answer_running:
+        raise _CheckersOwnFunction(name)
 
 
 def _fresh_net(make_net):
@@ -101,10 +133,11 @@ def _error_hint(error, name):
 
 
 def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
-           right_start_hint=None):
+           right_start_hint=None, version_hint=None):
     """The common part of both exercises. `wrong_fixes` maps a function that trains as
     a known wrong fix does to the hint for it; `right_start_hint` is for an answer whose
-    first loss is the intended fix's but whose training then goes another way."""
+    first loss is the intended fix's but whose training then goes another way;
+    `version_hint` replaces the usual hint for the in-place (version counter) error."""
     if answer is None:
         return unanswered(say(f"fix {name}, then set `answer = {name}` and run this cell again",
                               f"{name} 함수를 고친 다음 `answer = {name}` 한 줄을 적고 "
@@ -113,11 +146,12 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
         return not_yet(say(f"expected your function, e.g. `answer = {name}`; got {kind(answer)}",
                            f"직접 고친 함수가 와야 하는데(예: `answer = {name}`) "
                            f"{kind(answer)}가 왔습니다"))
+    own = not_yet(say(f"that is the checker's own function: fix {name} in the notebook "
+                      "and answer with it",
+                      f"그것은 채점기 자신의 함수입니다: 노트북의 {name} 함수를 고쳐서 "
+                      "그 함수로 답하세요"))
     if getattr(answer, "__module__", None) == __name__:
-        return not_yet(say(f"that is the checker's own function: fix {name} in the notebook "
-                           "and answer with it",
-                           f"그것은 채점기 자신의 함수입니다: 노트북의 {name} 함수를 고쳐서 "
-                           "그 함수로 답하세요"))
+        return own
     try:
         expected_losses, expected = _train(reference, make_net, x, y)
     except _BadSetup:
@@ -132,8 +166,13 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
                            "강의의 신경망을 학습시킬 수 없습니다: 준비 셀들을 다시 실행하세요"))
     with watch_backward_calls() as calls:
         try:
-            returned, trained = _train(answer, make_net, x, y)
+            with _running_the_answer():
+                returned, trained = _train(answer, make_net, x, y)
+        except _CheckersOwnFunction:
+            return own
         except Exception as error:  # the reader's code: report it, don't crash the cell
+            if version_hint and errors.which_error(error) == errors.VERSION_COUNTER:
+                return not_yet(version_hint)
             return not_yet(_error_hint(error, name))
     if not calls:
         return not_yet(say("backward() was never called: each step needs one backward",
@@ -150,13 +189,24 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
                            f"{STEPS}스텝에 역전파 호출이 {len(calls)}번입니다: 스텝마다 "
                            "역전파 한 번, 옵티마이저 스텝 한 번이어야 합니다"))
     sizes = [call.retained_bytes for call in calls]
-    if None in sizes or len(set(sizes[1:])) != 1:
+    # A size that cannot be read (a graph through CopySlices, as a row-by-row write into a
+    # new tensor makes) is no sign of growth: then the weights alone decide, below.
+    if None not in sizes and len(set(sizes[1:])) != 1:
         return not_yet(say("the graph each backward runs over grows from step to step: "
                            "does something carry one step's graph into the next?",
                            "역전파가 지나가는 그래프가 스텝마다 커집니다: 무언가가 한 스텝의 "
                            "그래프를 다음 스텝으로 넘기고 있지 않나요?"))
     losses = _as_losses(returned)
     if not _same(trained, expected):
+        start = _weights(*_fresh_net(make_net)[:2])
+        if any(torch.equal(t, s) and not torch.equal(e, s)
+               for t, e, s in zip(trained, expected, start)):
+            return not_yet(say("it runs, but some weights never change: no gradient reaches "
+                               "them (a detach or no_grad on the way?), and the intended fix "
+                               "trains every parameter",
+                               "실행은 되지만, 전혀 바뀌지 않는 가중치가 있습니다: 변화도가 "
+                               "닿지 않습니다(도중에 detach나 no_grad가 있나요?). 의도한 "
+                               "해결책은 모든 매개변수를 학습시킵니다"))
         for wrong_fix, hint in wrong_fixes.items():
             if _same(trained, _train(wrong_fix, make_net, x, y)[1]):
                 return not_yet(hint)
@@ -185,6 +235,7 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
 
 def _anchored(encoder, head, opt, x, y, steps, anchor_of):
     """The exercise's loop, with the anchor made by `anchor_of(features, anchor)`."""
+    _refuse_while_the_answer_runs("_anchored")
     anchor, losses = None, []
     for _ in range(steps):
         features = encoder(x)
@@ -210,9 +261,44 @@ def _anchor_made_every_step(encoder, head, opt, x, y, steps):
                      lambda features, anchor: features.detach())
 
 
-def exercise_1(answer, make_net=None, x=None, y=None) -> Verdict:
-    """train_with_anchor, fixed: the penalty pulls the features towards those the
-    encoder gave before training, and no step's backward reaches an earlier step."""
+def _prediction_hint(failing_step, carrier):
+    """None when exercise 1's prediction is right (step 1; `anchor`), else what to do."""
+    if failing_step is None or carrier is None:
+        return unanswered(say(
+            "first, before running the loop, answer in the cell: failing_step, the first "
+            "step that fails (0, 1, 2, ...), and carrier, the name (a string) that hands "
+            "that step an earlier step's graph",
+            "먼저, 루프를 실행하기 전에 셀에 답하세요: failing_step에는 처음 실패하는 "
+            "스텝(0, 1, 2, ...)을, carrier에는 그 스텝에 앞선 스텝의 그래프를 넘겨주는 "
+            "이름(문자열)을 적습니다"))
+    if isinstance(failing_step, bool) or not isinstance(failing_step, int):
+        return not_yet(say(f"failing_step is a step number, 0, 1, 2, ...; got {kind(failing_step)}",
+                           "failing_step은 스텝 번호(0, 1, 2, ...)입니다. 그런데 "
+                           f"{kind(failing_step)}가 왔습니다"))
+    if not isinstance(carrier, str):
+        return not_yet(say(f"carrier is a name from the loop, as a string; got {kind(carrier)}",
+                           "carrier는 루프에 나오는 이름을 문자열로 적은 것입니다. 그런데 "
+                           f"{kind(carrier)}가 왔습니다"))
+    if failing_step != 1 or carrier.strip() != "anchor":  # one verdict for the pair
+        return not_yet(say(
+            "not yet: trace the loop by hand, step by step. Which name is set in one step "
+            "and read in a later one while it still has a grad_fn, and what had an earlier "
+            "backward freed by the time a step's loss leads back to it?",
+            "아직 아닙니다: 루프를 손으로 한 스텝씩 따라가 보세요. 한 스텝에서 설정되고, "
+            "grad_fn을 지닌 채로 그 뒤의 스텝에서 읽히는 이름은 무엇이고, 어떤 스텝의 손실이 "
+            "그것까지 거슬러 올라갈 때 앞선 역전파가 이미 무엇을 해제했나요?"))
+    return None
+
+
+def exercise_1(answer, make_net=None, x=None, y=None, failing_step=None,
+               carrier=None) -> Verdict:
+    """train_with_anchor: first the prediction, made by reading the loop (it fails in
+    step 1; `anchor`, set in step 0 from features that have a graph, hands step 0's graph
+    to step 1), then the fix: the penalty pulls the features towards those the encoder
+    gave before training, and no step's backward reaches an earlier step."""
+    prediction = _prediction_hint(failing_step, carrier)
+    if prediction is not None:
+        return prediction
     return _check(answer, make_net, x, y, name="train_with_anchor",
                   reference=_anchor_kept_from_before_training,
                   wrong_fixes={_anchor_made_every_step: say(
@@ -225,10 +311,11 @@ def exercise_1(answer, make_net=None, x=None, y=None) -> Verdict:
                       "학습 전의 특징으로 한 번만 만들고, 페널티는 손실에 그대로 둡니다")})
 
 
-# Exercise 2: rows scaled to unit length, in place, inside a helper.
+# Exercise 2: rows scaled to unit length, one row at a time, in place, inside a helper.
 
 def _unit_rows_out_of_place(encoder, head, opt, x, y, steps):
-    """The intended fix: the same division, as a new tensor."""
+    """The intended fix: every row divided by its length at once, into a new tensor."""
+    _refuse_while_the_answer_runs("_unit_rows_out_of_place")
     losses = []
     for _ in range(steps):
         features = encoder(x)
@@ -242,7 +329,9 @@ def _unit_rows_out_of_place(encoder, head, opt, x, y, steps):
 
 
 def _rows_not_scaled(encoder, head, opt, x, y, steps):
-    """A wrong fix: the normalisation dropped."""
+    """A wrong fix: the normalisation dropped (what rebinding a row's name in the loop
+    does: `row = row / row.norm()` leaves the features as they were)."""
+    _refuse_while_the_answer_runs("_rows_not_scaled")
     losses = []
     for _ in range(steps):
         loss = F.mse_loss(head(encoder(x)), y)
@@ -253,9 +342,30 @@ def _rows_not_scaled(encoder, head, opt, x, y, steps):
     return losses
 
 
-def exercise_2(answer, make_net=None, x=None, y=None) -> Verdict:
-    """train_on_directions, fixed: the head sees rows of length 1, and autograd sees the
-    whole division, with nothing that it saved changed in place."""
+def exercise_2(answer, make_net=None, x=None, y=None, why=None) -> Verdict:
+    """train_on_directions: first the reason, chosen by reading the loop ("a": a write
+    changes what autograd saved before it; Tanh saved the whole output, and the first row
+    written changes it), then the fix: the head sees rows of length 1, and autograd sees
+    the whole division, with nothing that it saved changed in place."""
+    if why is None:
+        return unanswered(say(
+            'first, before fixing the loop, set why to "a", "b" or "c"',
+            '먼저, 루프를 고치기 전에 why를 "a", "b", "c" 가운데 하나로 정하세요'))
+    if not isinstance(why, str) or why.strip().lower() not in ("a", "b", "c"):
+        return not_yet(say(f'why is one of "a", "b" or "c"; got {kind(why)}',
+                           f'why는 "a", "b", "c" 가운데 하나입니다. 그런데 {kind(why)}가 왔습니다'))
+    if why.strip().lower() != "a":
+        return not_yet(say(
+            "not yet: step 0 has had no earlier backward. List what autograd saves in the "
+            "forward pass (Tanh, each norm) and what each write then changes",
+            "아직 아닙니다: 스텝 0 앞에는 역전파가 없었습니다. 순전파에서 autograd가 "
+            "저장하는 것(Tanh, 각 노름)과, 그 뒤에 각 쓰기가 바꾸는 것을 나열해 보세요"))
+    in_place = say("a backward still needs a tensor that was changed in place after "
+                   "autograd saved it: which tensors did autograd save from the features, "
+                   "and does your helper still write into one of them?",
+                   "역전파에 필요한 텐서가 여전히, autograd가 저장한 뒤에 제자리에서 "
+                   "바뀌었습니다: autograd가 특징에서 저장한 텐서는 무엇이고, 여러분의 도우미 "
+                   "함수가 아직 그중 하나에 쓰고 있지 않나요?")
     hidden = say("the first loss is right, but training then differs: part of the "
                  "normalisation is hidden from autograd (a .detach(), .data or "
                  "torch.no_grad()), and backward must see both the division and the norm",
@@ -269,4 +379,4 @@ def exercise_2(answer, make_net=None, x=None, y=None) -> Verdict:
                       "division, without changing in place a tensor that autograd saved",
                       "실행은 되지만, 행의 길이가 더 이상 1로 맞춰지지 않습니다: 나눗셈은 "
                       "그대로 두되, autograd가 저장한 텐서를 제자리에서 바꾸지 마세요")},
-                  right_start_hint=hidden)
+                  right_start_hint=hidden, version_hint=in_place)

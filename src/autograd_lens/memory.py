@@ -49,10 +49,12 @@ UNKNOWN_SIZE = "Memory block of unknown size was allocated before the profiling 
 def format_bytes(count: int) -> str:
     """1234567 -> '1.23 MB' (decimal units, as the plots label them)."""
     sign, count = ("-" if count < 0 else ""), abs(count)
-    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
-        if count >= size:
-            return f"{sign}{count / size:.3g} {unit}"
-    return f"{sign}{count} B"
+    if count < 1000:
+        return f"{sign}{count} B"
+    for unit, size in (("kB", 10**3), ("MB", 10**6), ("GB", 10**9)):
+        shown = f"{count / size:.3g}"
+        if float(shown) < 1000 or unit == "GB":  # 999,996 B is '1 MB', not '1e+03 kB'
+            return f"{sign}{shown} {unit}"
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ class MemoryTimeline:
 
     def on(self, device: str) -> "MemoryTimeline":
         """The same block's timeline on another device ("cuda:0"); the default is the
-        device given to memory_timeline (the GPU when there is one, else the CPU)."""
+        device given to memory_timeline (or the one the block allocated on)."""
         self._ready()
         return _timeline_on(self._recorded, str(torch.device(device)))
 
@@ -326,8 +328,12 @@ def _timeline_on(recorded, device: str) -> MemoryTimeline:
     return MemoryTimeline(device, events, recorded)
 
 
-def _default_device() -> str:
-    return f"cuda:{torch.cuda.current_device()}" if torch.cuda.is_available() else "cpu"
+def _device_used(recorded) -> str:
+    """The device the block allocated on: a GPU if it allocated on one (the one with the
+    most allocations), else the CPU."""
+    raw, _, _ = recorded
+    gpus = [on for _, nbytes, on, *_ in raw if on != "cpu" and nbytes > 0]
+    return max(set(gpus), key=gpus.count) if gpus else "cpu"
 
 
 class memory_timeline:
@@ -336,8 +342,9 @@ class memory_timeline:
     `with memory_timeline() as mem:` gives a MemoryTimeline, filled when the block ends:
     `mem.peak` (bytes above the level at entry, and the op, backward node and phase that
     reached them), `mem.events`, `mem.phases`, `mem.end`, `mem.plot()`, and a text form.
-    device: "cpu" or "cuda:0"; by default the GPU when there is one, else the CPU
-    (`mem.on("cpu")` gives the other device's timeline of the same block).
+    device: "cpu" or "cuda:0"; by default the device the block allocated on (a GPU if it
+    allocated on one, else the CPU), so that a CPU model on a GPU machine is measured on
+    the CPU (`mem.on("cpu")` gives another device's timeline of the same block).
 
     Memory allocated before the block and freed inside it is not counted: start the block
     before the forward pass. While the block runs, what is written to the process's
@@ -360,10 +367,10 @@ class memory_timeline:
     """
 
     def __init__(self, device: str | None = None):
-        self.device = _default_device() if device is None else str(torch.device(device))
+        self.device = None if device is None else str(torch.device(device))
         if self.device == "cuda":
             self.device = f"cuda:{torch.cuda.current_device()}"
-        if self.device != "cpu" and not self.device.startswith("cuda"):
+        if self.device not in (None, "cpu") and not self.device.startswith("cuda"):
             raise ValueError(f"memory_timeline records the CPU and CUDA GPUs, not {device!r}: "
                              "pass device='cpu' or device='cuda:0'")
         self._profile = None
@@ -379,7 +386,7 @@ class memory_timeline:
             activities.append(ProfilerActivity.CUDA)
         self._profile = profile(activities=activities, profile_memory=True)
         self._marks = _MarkBackwardCalls()
-        self.timeline = MemoryTimeline(self.device, [], recording=True)
+        self.timeline = MemoryTimeline(self.device or "cpu", [], recording=True)
         self._stderr = _HeldStderr().start()
         try:
             self._profile.__enter__()
@@ -396,6 +403,7 @@ class memory_timeline:
         finally:
             self._stderr.release()
         recorded = _read(self._profile.profiler.kineto_results)
-        self.timeline.events = _timeline_on(recorded, self.device).events
+        self.timeline.device = self.device or _device_used(recorded)
+        self.timeline.events = _timeline_on(recorded, self.timeline.device).events
         self.timeline._recorded, self.timeline._recording = recorded, False
         return False  # an error inside the block propagates unchanged

@@ -20,6 +20,14 @@ def _colour(name: str) -> str:
     return PHASE_COLOURS.get(name, "#f0f0f0")
 
 
+NAME_POINTS_PER_CHARACTER = 4.8  # about, for an 8-point sans-serif name
+
+
+def _axes_width_points(ax) -> float:
+    figure = ax.get_figure()
+    return ax.get_position().width * figure.get_figwidth() * 72
+
+
 def plot(timeline, ax=None, title=None):
     import matplotlib.pyplot as plt
 
@@ -32,12 +40,24 @@ def plot(timeline, ax=None, title=None):
     ys = [0] + [e.level / size for e in events]
     ax.step(xs, ys, where="post", color="black", linewidth=1.2)
     top = max(ys)
+    ax.set_xlim(0, len(events) + 1)
+    # Phase names at the top of their bands, in two rows so that neighbours do not overlap;
+    # a name with no room in either row is left out (its band's colour still shows).
+    width = _axes_width_points(ax)
+    points_per_x = width / (len(events) + 1)
+    row_ends = [float("-inf"), float("-inf")]  # where each row's last name ends, in points
     for phase in timeline.phases:
         ax.axvspan(phase.first + 0.5, phase.last + 1.5, color=_colour(phase.name), zorder=0)
-        if phase.last - phase.first < 2:
-            continue  # too narrow to name
-        # named at the top of its band (x: the data's, y: a fraction of the axes' height)
-        ax.text((phase.first + phase.last) / 2 + 1, 0.97, phase.name, ha="center", va="top",
+        middle = ((phase.first + phase.last) / 2 + 1) * points_per_x
+        half = len(phase.name) * NAME_POINTS_PER_CHARACTER / 2
+        band = (phase.last - phase.first + 1) * points_per_x
+        middle = min(max(middle, half + 2), width - half - 2)  # inside the axes
+        row = next((r for r, end in enumerate(row_ends) if middle - half > end + 4), None)
+        if row is None or band < 2 * half * 0.8:
+            continue
+        row_ends[row] = middle + half
+        # x: the data's, y: a fraction of the axes' height
+        ax.text(middle / points_per_x, 0.97 - 0.09 * row, phase.name, ha="center", va="top",
                 fontsize=8, clip_on=True, transform=ax.get_xaxis_transform())
     peak = timeline.peak
     if peak.event is not None:
@@ -45,8 +65,7 @@ def plot(timeline, ax=None, title=None):
         ax.plot([x], [y], "o", color="crimson")
         ax.annotate(f"peak {format_bytes(peak.bytes)}", (x, y), xytext=(7, 3),
                     textcoords="offset points", color="crimson", fontsize=9)
-    ax.set_ylim(min(0, min(ys)) * 1.1, top * 1.25 if top > 0 else 1)
-    ax.set_xlim(0, len(events) + 1)
+    ax.set_ylim(min(0, min(ys)) * 1.1, top * 1.35 if top > 0 else 1)
     ax.set_xlabel("allocations and frees, in order")
     ax.set_ylabel(f"{unit} above the level at entry")
     if title:

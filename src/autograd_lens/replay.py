@@ -33,6 +33,7 @@ class ReplayFrame:
     node_index: int | None  # its index in the drawing (draw's n<index>)
     freed: tuple            # the saved tensors it let go: ("self (64, 100)", ...)
     level: int              # bytes held above the level before the backward pass
+    inside: int = 0         # the most held while the node ran (its temporary buffers too)
 
     @property
     def caption(self) -> str:
@@ -56,17 +57,22 @@ class BackwardReplay:
 
     @property
     def peak(self) -> int:
-        """The most bytes held above the level before the backward pass, after a step."""
+        """The most bytes held above the level before the backward pass, after a step
+        (inside a step, a node's temporary buffers can take more: frame.inside)."""
         return max(frame.level for frame in self.frames)
 
     def __repr__(self) -> str:
         steps = len(self.frames) - 1
         freed = sum(len(frame.freed) for frame in self.frames)
+        busiest = max(self.frames, key=lambda frame: frame.inside)
+        during = (f"; inside a step, {format_bytes(busiest.inside)} at the most (in "
+                  f"{busiest.node})" if busiest.inside > self.peak else "")
         lines = [f"backward_replay ran backward() once: {steps} nodes ran, {freed} saved tensors "
-                 f"let go; at most {format_bytes(self.peak)} held above the level before it",
-                 f"  {'step':>4}  {'node':24} {'held after':>10}  let go of"]
+                 f"let go; at most {format_bytes(self.peak)} held above the level before it "
+                 f"after a step{during}",
+                 f"  {'step':>4}  {'node':24} {'held after':>12}  let go of"]
         for frame in self.frames[1:]:
-            lines.append(f"  {frame.step:4}  {frame.node:24} {format_bytes(frame.level):>10}  "
+            lines.append(f"  {frame.step:4}  {frame.node:24} {replay_html.held(frame.level):>12}  "
                          + (", ".join(frame.freed) or "-"))
         return "\n".join(lines)
 
@@ -201,10 +207,14 @@ def _frames(names, ran, released, timeline, retain_graph):
     level, frames = 0, [ReplayFrame(0, None, None, (), 0)]
     pending = next(events, None)
     for step, (index, until) in enumerate(zip(ran, ends), start=1):
+        gone_before = sum(nbytes for at, nbytes in released if at < step)
+        inside = frames[-1].level
         while pending is not None and pending.time_us < until:
             level, pending = pending.level, next(events, None)
+            inside = max(inside, level - gone_before)
         gone = sum(nbytes for at, nbytes in released if at <= step)
         name, words = names[index]
         freed = () if retain_graph else words
-        frames.append(ReplayFrame(step, name, index, freed, level - gone))
+        frames.append(ReplayFrame(step, name, index, freed, level - gone,
+                                  max(inside, level - gone)))
     return frames

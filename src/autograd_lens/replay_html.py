@@ -19,6 +19,7 @@ NOW = "stroke:#1b7837;stroke-width:3px"                # the node of this step
 LET_GO = "fill:#ffffff;stroke-dasharray:4,3"           # saved tensors let go so far
 LET_GO_TEXT = "fill:#888888"
 SNAPSHOTS = 4  # frames side by side when printed
+ALL_SNAPSHOTS_UP_TO = 6  # a pass of fewer steps prints every frame
 
 _instances = itertools.count(1)  # two replays on one page never share radio buttons
 
@@ -114,10 +115,17 @@ def _memory_svg(replay) -> str:
             f'<text x="{left - 4}" y="{y(high) + 4:.1f}" text-anchor="end" font-size="11">'
             f'{html.escape(format_bytes(high))}</text>'
             f'<text x="{left - 4}" y="{y(0) + 4:.1f}" text-anchor="end" font-size="11">0</text>'
+            + (f'<text x="{left - 4}" y="{y(low) + 4:.1f}" text-anchor="end" font-size="11">'
+               f'{html.escape(format_bytes(low))}</text>' if low < 0 else "") +
             f'<text x="{(left + width) / 2:.0f}" y="{height - 6}" text-anchor="middle" '
             f'font-size="11">nodes run (steps)</text>'
             f'<polyline points="{points}" fill="none" stroke="#333" stroke-width="1.5"/>'
             f'{marks}</svg>')
+
+
+def held(level: int) -> str:
+    """'20 B above' or '8 B below' (the level before the backward pass)."""
+    return f"{format_bytes(abs(level))} {'below' if level < 0 else 'above'}"
 
 
 def _caption(frame, u, last) -> str:
@@ -125,11 +133,16 @@ def _caption(frame, u, last) -> str:
             else '<span>&#9664; back</span>')
     ahead = (f'<label for="{u}-{frame.step + 1}">next &#9654;</label>' if frame.step < last
              else '<span>next &#9654;</span>')
+    inside = (f" While it ran: up to {html.escape(held(frame.inside))}."
+              if frame.inside > frame.level else "")
     return (f'<div class="alr-cap alr-cap-{frame.step}" data-step="{frame.step}">'
             f'<div class="alr-nav">{back}{ahead}</div>'
             f'<p><b>{frame.step} of {last}.</b> {html.escape(frame.caption)}</p>'
-            f'<p>Held: {html.escape(format_bytes(frame.level))} above the level before the '
-            'backward pass.</p></div>')
+            f'<p>Held: {html.escape(held(frame.level))} the level before the backward '
+            f'pass.{inside}</p></div>')
+
+
+
 
 
 def page(replay, graph_svg: str) -> str:
@@ -137,7 +150,8 @@ def page(replay, graph_svg: str) -> str:
     digest = hashlib.sha1(repr(replay).encode()).hexdigest()[:8]
     u = f"alr{next(_instances)}-{digest}"
     svg = _without_header(_classes(graph_svg))
-    snapshot_steps = sorted({round(last * k / (SNAPSHOTS - 1)) for k in range(SNAPSHOTS)})
+    snapshot_steps = (range(last + 1) if last < ALL_SNAPSHOTS_UP_TO else
+                      sorted({round(last * k / (SNAPSHOTS - 1)) for k in range(SNAPSHOTS)}))
     radios = "".join(f'<input type="radio" name="{u}" id="{u}-{k}" aria-label="step {k}"'
                      f'{" checked" if k == 0 else ""}>' for k in range(last + 1))
     captions = "".join(_caption(frame, u, last) for frame in replay.frames)
@@ -146,7 +160,8 @@ def page(replay, graph_svg: str) -> str:
            '</span></div>')
     snapshots = "".join(
         f'<figure class="alr-snap-{k}">{svg}<figcaption>{html.escape(replay.frames[k].caption)} '
-        f'Held: {html.escape(format_bytes(replay.frames[k].level))}.</figcaption></figure>'
+        f'Held: {html.escape(held(replay.frames[k].level))} the level before.</figcaption>'
+        '</figure>'
         for k in snapshot_steps)
     return (f'<div class="{u}"><style>{STYLE.format(u=u)}\n{_rules(replay, u, snapshot_steps)}'
             f'</style>{radios}<div class="alr-body"><div class="alr-graph">{svg}</div>'

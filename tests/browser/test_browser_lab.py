@@ -16,6 +16,7 @@ import sys
 import time
 
 from .conftest import fonts_drawing_korean, is_korean_font
+from .replay_steps import has_a_replay, steps_in_place
 from .stored_outputs import LESSONS, ROOT, lesson_id, read_lesson, squash
 
 sys.path.insert(0, str(ROOT))
@@ -192,6 +193,8 @@ def test_lesson_runs_in_jupyterlab(lesson, jupyterlab, page, screenshots):
                         '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
         problems = _problems(stored_cells, dom_cells, {e.check_cell for e in found},
                              UNANSWERED[1 if korean else 0])
+        if has_a_replay(lesson) and not problems:  # its step-through picture, made just now
+            problems += steps_in_place(page, ".jp-Notebook")
         if lesson == LESSONS[0] and not problems:  # then the student answers exercise 1
             first = found[0]
             verdict = _type_answer(page, first.answer_cell, first.check_cell,

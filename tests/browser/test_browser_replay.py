@@ -1,12 +1,18 @@
 """backward_replay's picture, stepped through in a real browser as a reader does: click
 "next" and "back"; at every frame the caption, the memory marker and the graph's styling
-change together, and nothing is fetched (the picture is one HTML fragment, CSS only)."""
+change together, and nothing is fetched (the picture is one HTML fragment, CSS only). Then
+where a lesson shows one: on the static site, in the lesson's deck, and in JupyterLab after
+Run All (test_browser_lab.py)."""
 import re
 
+import pytest
 import torch
 from torch import nn
 
 from autograd_lens import backward_replay
+
+from .replay_steps import has_a_replay, steps_in_place
+from .stored_outputs import KOREAN_LESSONS, LESSONS, lesson_id
 
 VISIBLE_STEP = """() => {
     const shown = selector => [...document.querySelectorAll(selector)]
@@ -67,3 +73,33 @@ def test_printed_it_shows_frames_side_by_side(page):
     figures = page.locator(".alr-print figure")
     assert figures.count() >= 3 and all(figures.nth(i).is_visible() for i in range(figures.count()))
     assert not page.locator(".alr-body").is_visible()
+
+
+# Where readers meet a replay: a lesson page of the static site, a slide of a deck, and
+# JupyterLab after Run All (tests/browser/test_browser_lab.py calls `steps_in_place`).
+def lessons_with_a_replay():
+    return [lesson for lesson in [*LESSONS, *KOREAN_LESSONS] if has_a_replay(lesson)]
+
+
+@pytest.mark.parametrize("replayed", lessons_with_a_replay(), ids=lambda lesson: lesson_id(lesson))
+def test_a_lessons_replay_steps_on_the_site(replayed, site, page):
+    folder = "ko/notebooks/ko" if replayed.parent.name == "ko" else "notebooks"
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(f"{site.url}/{folder}/{replayed.stem}.html", wait_until="load")
+    assert steps_in_place(page) == []
+    assert all(url.startswith(site.url) or url.startswith("data:") for url in requests), requests
+
+
+@pytest.mark.parametrize("replayed", lessons_with_a_replay(), ids=lambda lesson: lesson_id(lesson))
+def test_a_lessons_replay_steps_in_its_deck(replayed, site, page):
+    folder = "ko/slides" if replayed.parent.name == "ko" else "slides"
+    page.goto(f"{site.url}/{folder}/{replayed.stem}.html", wait_until="load")
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+    page.evaluate("""() => {
+        Reveal.configure({transition: 'none'});
+        const slide = document.querySelector('.alr-body').closest('section');
+        const where = Reveal.getIndices(slide);
+        Reveal.slide(where.h, where.v, 1000);  // the slide, every fragment shown
+    }""")
+    assert steps_in_place(page, ".reveal section.present") == []

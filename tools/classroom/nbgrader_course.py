@@ -15,19 +15,29 @@ In each source notebook, for each exercise:
   the verdict it shows, a hidden test that fails unless the answer is correct,
 
       ### BEGIN HIDDEN TESTS
-      assert lesson01.exercise_1(answer), "not correct yet"
+      # graded by a fresh copy of the checker (lesson_checks/grading.py), not by the notebook's names
+      import importlib.machinery as _machinery, os as _os, runpy as _runpy
+      _checks = _machinery.PathFinder.find_spec("lesson_checks").submodule_search_locations[0]
+      _runpy.run_path(_os.path.join(_checks, "grading.py"))["grade"]("04", 1, answer, TwoHeadNet)
       ### END HIDDEN TESTS
-      lesson01.exercise_1(answer)
+      display(lesson04.exercise_1(answer, TwoHeadNet))
 
   `generate_assignment` strips the hidden test from the student's copy, `autograde`
   puts it back and runs it: the exercise scores its points if the answer is correct,
-  0 if not (or not answered).
+  0 if not (or not answered), and the student's feedback shows the checker's verdict
+  and hint (the error the hidden test raises). The hidden test trusts no name a cell can
+  rebind (`lesson04`, its `exercise_1`, `lesson_checks` in sys.modules): it loads the
+  checker anew from its files and takes from the notebook only the answer and what the
+  check cell passes with it (here the lesson's TwoHeadNet). The verdict is displayed, not
+  the cell's value: nbgrader reads a test cell's value as partial credit, and warns that
+  a verdict "cannot be converted" to points.
 
 Outputs are cleared; the metadata nbgrader reads is written here, from the lesson's
 `classroom` metadata, which is then dropped.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -67,14 +77,36 @@ nbgrader-env` makes one in `.venv-nbgrader`), from this folder:
     nbgrader export                                          # grades.csv
 
 Points per exercise are in the lessons (1 for a prediction, 2 for code to write or fix).
+The hidden tests grade with a fresh copy of the checker (`lesson_checks/grading.py`), not
+with the notebook's `lessonNN`, which a student's cell could rebind; a wrong answer's
+feedback is the checker's verdict and hint.
+
+`nbgrader autograde` logs, for each graded cell of each submission, "Attribute 'checksum'
+for cell ... has changed!": nbgrader's own (https://github.com/jupyter/nbgrader/issues/1961),
+harmless: autograde grades with the cell as stored, hidden test included.
 """
 
 
-def hidden_test(check: str) -> str:
-    return "\n".join(["### BEGIN HIDDEN TESTS",
-                      f'assert {check}, "not correct yet"',
-                      "### END HIDDEN TESTS",
-                      check])
+# A check cell's one line: `lesson04.exercise_1(answer, TwoHeadNet)` or `exercise_1(answer)`.
+CHECK = re.compile(r"(?:\w+\.)?exercise_(\d+)\((answer\b.*)\)")
+
+
+def hidden_test(check: str, lesson: str) -> str:
+    """The check cell of the nbgrader edition: the hidden test, then the verdict shown."""
+    match = CHECK.fullmatch(check)
+    if match is None:
+        raise ValueError(f"lesson {lesson}: a check cell must be one call: {check!r}")
+    number, arguments = match.groups()
+    return "\n".join([
+        "### BEGIN HIDDEN TESTS",
+        f"# graded by a fresh copy of the checker (lesson_checks/grading.py), not by the "
+        f"notebook's names",
+        "import importlib.machinery as _machinery, os as _os, runpy as _runpy",
+        '_checks = _machinery.PathFinder.find_spec("lesson_checks").submodule_search_locations[0]',
+        f'_runpy.run_path(_os.path.join(_checks, "grading.py"))["grade"]'
+        f'("{lesson}", {number}, {arguments})',
+        "### END HIDDEN TESTS",
+        f"display({check})"])
 
 
 def solution_region(answer_source: str, solution: str) -> str:
@@ -92,14 +124,11 @@ def source_notebook(notebook, lesson: str):
     source = student_edition(notebook)
     for exercise in exercises(notebook, lesson):
         answer, check = source.cells[exercise.answer_cell], source.cells[exercise.check_cell]
-        check_call = check.source.strip()
-        if "\n" in check_call:
-            raise ValueError(f"lesson {lesson}: a check cell must be one line: {check.source!r}")
         answer.source = solution_region(answer.source, exercise.solution)
         answer.metadata["nbgrader"] = {
             "grade": False, "grade_id": f"{exercise.grade_id}_answer", "locked": False,
             "schema_version": SCHEMA_VERSION, "solution": True, "task": False}
-        check.source = hidden_test(check_call)
+        check.source = hidden_test(check.source.strip(), lesson)
         check.metadata["nbgrader"] = {
             "grade": True, "grade_id": exercise.grade_id, "locked": True,
             "points": exercise.points, "schema_version": SCHEMA_VERSION, "solution": False,

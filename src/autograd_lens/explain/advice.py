@@ -36,17 +36,29 @@ def _operand(value: str) -> str:
     return value if isinstance(tree, atoms) else f"({value})"
 
 
-def out_of_place(op: str, line: str) -> str:
-    """The changing line, written out of place, or how to."""
+def out_of_place(op: str, line: str, on_a_view: bool = False) -> str:
+    """The changing line, written out of place, or how to. `on_a_view`: the change went
+    through a view of a tensor (x[i] /= n), where x[i] = x[i] / n would still write into x;
+    not through an item of a list (laterals[i - 1] += ...), which can be rebound."""
     code = code_of(line)
     if match := AUGMENTED.match(code):  # x += y, laterals[i - 1] += ...
         target, operator, value = match["target"].strip(), match["op"], match["value"]
+        if on_a_view and "[" in target:
+            base = target.split("[", 1)[0]
+            return (f"build the new values of {base} out of place, all at once, instead of "
+                    f"writing them into it ({code} changes {base} through a view)")
         return f"write {target} = {target} {operator} {_operand(value)}, not {code}"
     if (match := METHOD_IN_PLACE.match(code)) and op.endswith("_"):
         target = match["target"]
         return f"write {target} = {target}.{match['method']}({match['args']}), not {code}"
     if match := SLICE_ASSIGNMENT.match(code):
         base = match["base"]
+        value = code.split("=", 1)[1]
+        if re.search(rf"(?<![\w.]){re.escape(base)}(?![\w])", value):
+            # the new values are computed from the tensor being written (x[i] = x[i] / n):
+            # a clone would only move the problem to the clone
+            return (f"build the new values out of place, all at once, instead of writing them "
+                    f"into {base} ({code} reads {base}, which each write changes)")
         return (f"copy it before writing into it, {base} = {base}.clone(), just above {code} "
                 f"(or build the new values out of place, with torch.where)")
     if "inplace=True" in code:

@@ -31,7 +31,7 @@ BEFORE_THE_LOOP = Pattern(
     "recompute it in each iteration, inside the loop, so that each backward has a graph of "
     "its own; only if no gradient should flow into it (a fixed target), compute it once "
     "under torch.no_grad() or with .detach()",
-    "lesson 07")
+    "lesson 07, section 1")
 CARRIED = Pattern(
     "a tensor kept from an earlier iteration (hidden state, a running estimate, a cache or "
     "bank, a queue, an anchor) by a line that runs in every iteration: this iteration's "
@@ -47,13 +47,13 @@ RUNNING_TOTAL = Pattern(
     "every earlier step's graph, whose saved tensors earlier backward calls freed",
     "backpropagate this step's loss only, and add loss.item() (or loss.detach()) to the "
     "total you log",
-    "lesson 05, section 5")
+    "lesson 05, section 4")
 STALE_LOSS = Pattern(
     "a loss from an earlier step, kept (in a list, a dict, an attribute) and backpropagated "
     "again: what its graph saved was freed when it was first backpropagated",
     "backpropagate each loss once, in the step that made it; keep loss.item() (or "
     "loss.detach()) for what you log or average",
-    "lesson 05, section 5")
+    "lesson 05, section 4")
 SAME_LOSS_TWICE = Pattern(
     "the same loss backpropagated twice: the first call freed what its graph saved",
     "call backward() once per loss; a second call adds the same gradient again into .grad, "
@@ -64,7 +64,7 @@ TWO_LOSSES = Pattern(
     "freed what the shared part saved",
     "add the losses and call backward once, (loss1 + loss2).backward(); retain_graph=True on "
     "the first call also works, and keeps the shared part alive until the second",
-    "lesson 04")
+    "lesson 04, section 5")
 GRAD_PENALTY = Pattern(
     "a gradient taken with torch.autograd.grad without create_graph=True (a gradient "
     "penalty, say), then part of a loss that is backpropagated: autograd.grad freed what "
@@ -105,13 +105,13 @@ IN_PLACE = Pattern(
     "an in-place operation in your code changed a tensor that the graph had saved for "
     "backward",
     "use the out-of-place form (x = x * 2, not x.mul_(2) or x *= 2)",
-    "lesson 07")
+    "lesson 07, section 5")
 IN_PLACE_IN_FORWARD = Pattern(
     "an in-place operation inside a model's forward (an inplace ReLU or dropout, +=, a slice "
     "assignment, masked_fill_) changed a tensor that an earlier op had saved for backward",
     "use the out-of-place form in forward: nn.ReLU() (not inplace=True), out = out + x "
     "(not out += x), x = x.masked_fill(mask, 0), or a clone before a slice assignment",
-    "lesson 07")
+    "lesson 07, section 5")
 
 
 def where(site) -> str:
@@ -340,7 +340,9 @@ def _running_update(record, readers):
         if site is None or site == _outer_line(record):
             continue
         code = _code(site)
-        kept = [name for name in advice.carried_names(code) if name in code.split("=", 1)[-1]]
+        value = code.split("=", 1)[-1]
+        kept = [name for name in advice.carried_names(code)
+                if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", value)]
         if kept and "=" in code:
             return site, kept[0]
     return None
@@ -358,12 +360,14 @@ def _carried_here(entries):
                 f"or update {name} under torch.no_grad() if no gradient is to flow through it")
     records = [record for record, _ in entries]
     lines = " and ".join(dict.fromkeys(where(record.created_at) for record in records))
-    names = [name for record in records for name in advice.carried_names(_code(record.created_at))]
-    what = " and ".join(dict.fromkeys(names)) or "what it made"
-    kept = "they were" if len(dict.fromkeys(names)) > 1 else "it was"
+    names = list(dict.fromkeys(name for record in records
+                               for name in advice.carried_names(_code(record.created_at))))
+    what = " and ".join(names) or "a tensor"
+    kept = "they were" if len(names) > 1 else "it was"
+    detached = " and ".join(f"{name}.detach()" for name in names) or "it detached"
     return (f"{lines} made {what} in an earlier iteration, and {kept} kept for a later one: "
-            f"keep {' and '.join(f'{name}.detach()' for name in dict.fromkeys(names)) or 'it detached'}"
-            f" instead, or clear what keeps it at the end of each iteration")
+            f"keep {detached} instead, or clear what keeps {'them' if len(names) > 1 else 'it'} "
+            "at the end of each iteration")
 
 
 def _outer_line(record):
@@ -388,8 +392,9 @@ def _freed_pattern(recorder, call, node, record, freer, parent):
             return STALE_LOSS, ""  # this very loss was backpropagated in an earlier step
         return SAME_LOSS_TWICE, ""
     if any(freer.number in record_of(n).root_of for n in parent if record_of(n)):
-        here = (f"make {loss} afresh in each step ({loss} = 0, then add this step's terms), "
-                f"so that it holds this step's graph only") if loss else ""
+        here = (f"if {loss} is a total you log, call backward() on this step's loss and add "
+                f"its .item() to {loss}; if {loss} is the loss itself, make it afresh in each "
+                f"step ({loss} = 0, then add this step's terms)") if loss else ""
         return RUNNING_TOTAL, here  # this graph reaches back to where the earlier call started
     if freer.same_line(call):  # the same backward line again: a loop
         carried = _carried(recorder, _entries(parent, freer), freer)
@@ -503,7 +508,7 @@ def _version_note(recorder, call, roots, message):
 def _version_pattern(recorder, call, change, roots, record):
     """(pattern, the fix in the program's own words or "")."""
     if not change.by_optimizer:
-        here = advice.out_of_place(change.op, _code(change.site))
+        here = advice.out_of_place(change.op, _code(change.site), change.on_a_view)
         return (IN_PLACE_IN_FORWARD if change.called_from else IN_PLACE), here
     stepped = recorder.stepped[change.step] if change.step is not None else set()
     reached = _leaves_reached([root for root in roots if root is not None])

@@ -137,6 +137,7 @@ class InPlaceChange:
     version: int   # the memory's version just after the change
     shape: tuple   # the shape of the tensor changed (a view, maybe)
     step: int | None = None  # which optimizer step made it (an index into Recorder.stepped)
+    on_a_view: bool = False  # made through a view (x[i] /= n): rebinding x[i] is no fix
 
 
 def record_of(node):
@@ -266,7 +267,8 @@ class Recorder(TorchFunctionMode):
         inner, caller = self._step_sites if self.stepping else program_sites()
         change = InPlaceChange(inner, caller, getattr(func, "__name__", str(func)), by_optimizer,
                                tensor._version, tuple(tensor.shape),
-                               len(self.stepped) - 1 if self.stepping else None)
+                               len(self.stepped) - 1 if self.stepping else None,
+                               on_a_view=tensor._is_view())
         if key not in self.changes:
             self.changes[key] = []
             weakref.finalize(tensor.untyped_storage(), self.changes.pop, key, None)

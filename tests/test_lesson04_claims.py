@@ -1,0 +1,135 @@
+"""Lesson 04's claims about memory that its cells show only as rounded bytes, recomputed
+with torch: what the seed's way still holds after a training step, and why its peak is the
+higher one. (The printed numbers themselves are compared by nbval.)"""
+import sys
+
+import torch
+
+from project import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import memory_figure  # noqa: E402  (lesson 04's model, run from the lesson's own cells)
+from autograd_lens import memory_timeline, retained_bytes  # noqa: E402
+
+HIDDEN = memory_figure.HIDDEN
+N_SAMPLES = 256
+
+
+def step(way):
+    """(timeline of one forward and backward taken `way`, its loss1 and loss2); no optimizer
+    step, so that retained_bytes can still read the saved tensors afterwards"""
+    lesson = memory_figure.lesson_04()
+    torch.manual_seed(1)
+    model = lesson["TwoHeadNet"](hidden=HIDDEN)
+    with memory_timeline(device="cpu") as mem:
+        loss1, loss2 = lesson["task_losses"](model)
+        way(loss1, loss2)
+    return mem, loss1, loss2
+
+
+def test_what_the_seed_s_way_holds_more_at_the_end_is_head_1_s_saved_tensors():
+    """"At the end the seed's way holds 0.79 MB more: head 1's saved tensors": the trunk's
+    256 x 768 output and head 1's prediction (its target was allocated before the block)."""
+    seed, loss1, loss2 = step(memory_figure.two_backward_calls)
+    summed, *_ = step(memory_figure.summed_loss)
+    trunk_output, prediction, target = 4 * N_SAMPLES * HIDDEN, 4 * N_SAMPLES, 4 * N_SAMPLES
+    assert seed.end - summed.end == trunk_output + prediction
+    assert retained_bytes(loss1, loss2) == trunk_output + prediction + target
+
+
+def highest(mem):
+    """{phase name: the most bytes held during that phase}"""
+    return {phase.name: max(e.level for e in mem.events[phase.first:phase.last + 1])
+            for phase in mem.phases}
+
+
+def held_at_end(mem):
+    return {phase.name: mem.events[phase.last].level for phase in mem.phases}
+
+
+def test_retaining_the_graph_does_not_raise_the_first_backward_s_peak():
+    """The first backward's peak is the same with or without retain_graph=True (the trunk's
+    output stays either way: head 2's node saved it too), so retaining is not why the seed's
+    way peaks higher."""
+    retained, *_ = step(lambda loss1, loss2: loss1.backward(retain_graph=True))
+    plain, *_ = step(lambda loss1, loss2: loss1.backward())
+    assert abs(retained.peak.bytes - plain.peak.bytes) <= 4 * N_SAMPLES  # head 1's prediction
+
+
+def test_the_seed_s_peak_is_the_single_pass_plus_grad_plus_the_trunk_s_output():
+    """"4.74 + 2.39 + 0.79 = 7.91": the single pass's peak, the .grad the first call left
+    (3.97 - 1.58 MB: the trunk's and head 1's parameters), and the trunk's output, which head
+    1's retained node still holds; to within the heads' few kB."""
+    seed, *_ = step(memory_figure.two_backward_calls)
+    summed, *_ = step(memory_figure.summed_loss)
+    lesson = memory_figure.lesson_04()
+    torch.manual_seed(1)
+    model = lesson["TwoHeadNet"](hidden=HIDDEN)
+    first_grad = 4 * sum(p.numel() for module in (model.trunk, model.regression_head)
+                         for p in module.parameters())
+    ends = held_at_end(seed)
+    assert ends["backward #1"] - ends["forward"] == first_grad
+    trunk_output = 4 * N_SAMPLES * HIDDEN
+    assert abs(seed.peak.bytes - (summed.peak.bytes + first_grad + trunk_output)) < 4_000
+    assert highest(seed)["backward #2"] == seed.peak.bytes > highest(seed)["backward #1"]
+    assert [round(b / 1e6, 2) for b in (seed.peak.bytes, summed.peak.bytes, first_grad,
+                                         trunk_output)] == [7.91, 4.74, 2.39, 0.79]
+
+
+def test_the_weights_and_data_are_outside_the_block():
+    """"the weights and data came before": 600,580 float32 parameters, 2.40 MB, the size of
+    the .grad both ways end holding."""
+    lesson = memory_figure.lesson_04()
+    model = lesson["TwoHeadNet"](hidden=HIDDEN)
+    count = sum(p.numel() for p in model.parameters())
+    assert count == 600_580 and round(4 * count / 1e6, 2) == 2.40
+
+
+def test_what_the_rows_of_the_two_timelines_say():
+    """The lesson's sentence on cell 26's output: the optimizer step allocates nothing (no
+    row), summed_loss's "other" row is the 4-byte summed loss freed, each peak is a 3 kB bias
+    gradient made while the 2.36 MB weight gradient is alive, and both end holding .grad."""
+    for mem in memory_figure.timelines().values():
+        assert not [e for e in mem.events if e.phase == "optimizer step"]
+        peak = mem.events[mem.peak.event.index]
+        before = mem.events[peak.index - 1]
+        assert (peak.op, peak.bytes) == ("aten::sum", 4 * HIDDEN)
+        assert (before.op, before.bytes) == ("aten::mm", 4 * HIDDEN * HIDDEN)
+    seed, summed = memory_figure.timelines().values()
+    others = [e for e in summed.events if e.phase == "other"]
+    assert [e.bytes for e in others] == [-4]
+    assert [e for e in seed.events if e.phase == "other"] == []
+    grad = 4 * 600_580
+    assert abs(summed.end - grad) < 2_000 and seed.end > grad
+
+
+def test_with_grad_zero_filled_before_the_block_the_gap_is_the_trunk_s_output_alone():
+    """"The 2.39 MB counts because .grad starts empty, as zero_grad() leaves it by default;
+    with zero_grad(set_to_none=False) both ways add into a .grad allocated before the block,
+    and the gap is the trunk's output alone": after a first training step and
+    zero_grad(set_to_none=False), the seed's way peaks 0.79 MB above the summed loss (the
+    trunk's 256 x 768 output, to within a few kB), where with .grad empty the gap is
+    2.39 + 0.79 MB; the summed loss's own peak barely moves."""
+    lesson = memory_figure.lesson_04()
+
+    def peak(way, set_to_none):
+        torch.manual_seed(1)
+        model = lesson["TwoHeadNet"](hidden=HIDDEN)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        way(*lesson["task_losses"](model))  # a first step, so that .grad exists
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=set_to_none)
+        assert all((p.grad is None) == set_to_none for p in model.parameters())
+        with memory_timeline(device="cpu") as mem:
+            loss1, loss2 = lesson["task_losses"](model)
+            way(loss1, loss2)
+            optimizer.step()
+        return mem.peak.bytes
+
+    trunk_output = 4 * N_SAMPLES * HIDDEN
+    seed = {flag: peak(memory_figure.two_backward_calls, flag) for flag in (True, False)}
+    summed = {flag: peak(memory_figure.summed_loss, flag) for flag in (True, False)}
+    assert abs((seed[False] - summed[False]) - trunk_output) < 8_000
+    assert round((seed[False] - summed[False]) / 1e6, 2) == 0.79
+    assert abs(summed[False] - summed[True]) < 40_000
+    assert seed[True] - summed[True] > 3_000_000  # 2.39 + 0.79 MB with .grad empty

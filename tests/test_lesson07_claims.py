@@ -1,0 +1,83 @@
+"""Lesson 07's claims, recomputed with torch rather than read off the lesson's outputs:
+the `detach` fix lowers the loss while the encoder gets no gradient; `retain_graph=True`
+on the running-mean loop keeps 2,064 more bytes per step (64 x 8 float32 tanh outputs,
+0.9 and 0.1 as 8-byte tensors), changes the trained weights, and makes each backward run
+through 7 more nodes than the last; `retained_bytes(loss)` is 0 after a plain backward whatever a loop
+carries."""
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from autograd_lens import retained_bytes
+
+
+def make_net():
+    torch.manual_seed(0)
+    encoder, head = nn.Sequential(nn.Linear(4, 8), nn.Tanh()), nn.Linear(8, 1)
+    return encoder, head, torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.3)
+
+
+_generator = torch.Generator().manual_seed(0)
+x = torch.randn(64, 4, generator=_generator)
+y = torch.tanh(x @ torch.randn(4, 1, generator=_generator))
+
+
+def step(opt, loss, **backward_args):
+    opt.zero_grad()
+    loss.backward(**backward_args)
+    opt.step()
+    return loss.item()
+
+
+def nodes(root):
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(next_node for next_node, _ in node.next_functions)
+    return len(seen)
+
+
+def running_mean_loop(retain, steps=5):
+    encoder, head, opt = make_net()
+    centre, kept, sizes = torch.zeros(8), [], []
+    for _ in range(steps):
+        if not retain:
+            centre = centre.detach()
+        features = encoder(x)
+        centre = 0.9 * centre + 0.1 * features.mean(0)
+        loss = F.mse_loss(head(features - centre), y)
+        sizes.append(nodes(loss.grad_fn))
+        step(opt, loss, retain_graph=retain)
+        kept.append(retained_bytes(centre))
+    return kept, sizes, [p.detach().clone() for m in (encoder, head) for p in m.parameters()]
+
+
+def test_the_detach_fix_learns_but_leaves_the_encoder_without_gradient():
+    encoder, head, opt = make_net()
+    features = encoder(x).detach()
+    losses = [step(opt, F.mse_loss(head(features), y)) for _ in range(5)]
+    assert losses[-1] < losses[0]
+    assert all(p.grad is None for p in encoder.parameters())
+    assert all(p.grad is not None and p.grad.any() for p in head.parameters())
+
+
+def test_retain_graph_keeps_2064_bytes_more_per_step_and_changes_the_weights():
+    kept, sizes, retained_weights = running_mean_loop(retain=True)
+    growth = [later - earlier for earlier, later in zip(kept, kept[1:])]
+    assert growth == [64 * 8 * 4 + 2 * 8] * 4
+    assert sizes == [14 + 7 * k for k in range(5)]  # 7 more nodes every step: 2,114 by step 300
+    fixed_kept, fixed_sizes, fixed_weights = running_mean_loop(retain=False)
+    assert fixed_kept == [0] * 5 and len(set(fixed_sizes)) == 1
+    assert not all(torch.allclose(a, b) for a, b in zip(retained_weights, fixed_weights))
+
+
+def test_retained_bytes_of_the_loss_is_0_after_a_plain_backward_even_in_a_leaking_loop():
+    encoder, head, opt = make_net()
+    centre = torch.zeros(8)
+    features = encoder(x)
+    centre = 0.9 * centre + 0.1 * features.mean(0)
+    loss = F.mse_loss(head(features - centre), y)
+    step(opt, loss)
+    assert retained_bytes(loss) == 0
