@@ -44,13 +44,22 @@ def coalesce_streams(notebook) -> None:
             cell.outputs = merged
 
 
-def execute(notebook, folder: Path):
+def execute(notebook, folder: Path, start_lock=None):
     """Run the notebook top to bottom in a fresh kernel started in `folder`, and keep
-    what a reader needs of the outputs (the classroom's teacher edition runs this too)."""
+    what a reader needs of the outputs (the classroom's teacher edition runs this too).
+    start_lock: held while the kernel starts, when several processes start kernels side by
+    side: jupyter_client picks free ports and the kernel binds them a moment later, so two
+    kernels started at once can pick the same port, and one dies ("Address already in use")."""
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                        "language": "python"}
-    NotebookClient(notebook, kernel_name="python3", timeout=600,
-                   resources={"metadata": {"path": str(folder)}}).execute()
+    client = NotebookClient(notebook, kernel_name="python3", timeout=600,
+                            resources={"metadata": {"path": str(folder)}})
+    if start_lock is not None:
+        with start_lock:
+            client.km = client.create_kernel_manager()
+            client.start_new_kernel()
+            client.start_new_kernel_client()
+    client.execute()
     coalesce_streams(notebook)
     _refuse_missing_glyphs(notebook)
     # Execution timestamps and the exact Python version would change on every run.

@@ -16,6 +16,7 @@ Everything else in a cell (tags such as `raises-exception`, ids) is kept as it i
 from __future__ import annotations
 
 import copy
+import multiprocessing
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -96,11 +97,19 @@ def build_student(lessons: list[Path], folder: Path) -> list[Path]:
     return written
 
 
+_START_LOCK = None  # in each worker: the lock its kernels start under (one at a time)
+
+
+def _share_start_lock(lock):
+    global _START_LOCK
+    _START_LOCK = lock
+
+
 def _teacher_notebook(path: Path, folder: Path):
     """Run one lesson's teacher edition; fail unless every check cell says correct."""
     lesson = lesson_number(path)
     source = nbformat.read(path, as_version=4)
-    notebook = execute(teacher_edition(source, lesson), folder)
+    notebook = execute(teacher_edition(source, lesson), folder, start_lock=_START_LOCK)
     wrong = {k: text for k, text in verdicts(notebook, exercises(source, lesson)).items()
              if not text.startswith(CORRECT)}
     if wrong:
@@ -113,7 +122,8 @@ def build_teacher(lessons: list[Path], folder: Path) -> list[Path]:
     """The lessons' teacher editions, run side by side, one kernel per core."""
     folder.mkdir(parents=True, exist_ok=True)
     copy_folder_settings(lessons, folder)
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, initializer=_share_start_lock,
+                             initargs=(multiprocessing.Lock(),)) as pool:
         runs = [pool.submit(_teacher_notebook, path, folder) for path in lessons]
         for path, run in zip(lessons, runs):
             run.result()  # raises what the run raised
