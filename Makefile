@@ -95,7 +95,7 @@ test:
 # second build of its own (docs/conf.py with the tag ko), in build/site/html/ko.
 SITE_INPUTS := $(sort $(wildcard README.md README.ko.md CONTRIBUTING.md LICENSE \
                                  notebooks/[0-9]*.ipynb notebooks/ko/[0-9]*.ipynb \
-                                 figures/* docs/conf.py docs/_static/*))
+                                 figures/* docs/conf.py docs/_static/* docs/_templates/*))
 # The teacher's guide, and the decks (slides/) that the site makes from the lessons.
 SITE_INPUTS += $(sort $(wildcard docs/guide.md docs/guide.ko.md tools/classroom/slides.py \
                                   tools/classroom/templates/*/*))
@@ -121,7 +121,8 @@ FORCE:
 CLASSROOM_INPUTS := $(sort $(wildcard notebooks/[0-9]*.ipynb notebooks/ko/[0-9]*.ipynb \
                                       notebooks/ko/matplotlibrc src/*/*.py src/*/*/*.py \
                                       course/*/*.py tools/classroom/*.py tools/run_notebooks.py \
-                                      tools/classroom/templates/*/* docs/guide.md docs/guide.ko.md))
+                                      tools/classroom/templates/*/* docs/guide.md docs/guide.ko.md \
+                                      docs/exam.md docs/exam.ko.md))
 # The decks need reveal.js and MathJax from npm; without npm there are no slides.
 CLASSROOM_NPM := $(if $(shell command -v npm 2>/dev/null),docs/node_modules/.installed)
 
@@ -131,7 +132,7 @@ build/.classroom-inputs: FORCE
 	@mkdir -p $(@D); echo '$(CLASSROOM_INPUTS)' | cmp -s - $@ || echo '$(CLASSROOM_INPUTS)' > $@
 
 $(CLASSROOM)/.built: build/.classroom-inputs $(CLASSROOM_INPUTS) $(CLASSROOM_NPM) $(READY)
-	@$(MAKE) --no-print-directory graphviz
+	@$(MAKE) --no-print-directory graphviz chromium
 	rm -rf $(CLASSROOM)
 	$(ONE_THREAD) $(BIN)/python -m tools.classroom
 	@touch $@

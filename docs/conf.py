@@ -52,8 +52,8 @@ if KOREAN:
                         f"{GUIDE}.md"]
 else:
     include_patterns = ["README.md", "CONTRIBUTING.md", "notebooks/[0-9]*.ipynb", f"{GUIDE}.md"]
-exclude_patterns = [".*", "**/.*", "build", "docs/_static", "src", "tests", "tools", "figures",
-                    "test-artifacts", "**/.ipynb_checkpoints", "**/node_modules"]
+exclude_patterns = [".*", "**/.*", "build", "docs/_static", "docs/_templates", "src", "tests", "tools",
+                    "figures", "test-artifacts", "**/.ipynb_checkpoints", "**/node_modules"]
 
 # The lessons as stored: outputs of a clean "Restart & Run All", never re-executed.
 nb_execution_mode = "off"
@@ -69,6 +69,8 @@ html_copy_source = False
 html_show_sourcelink = False
 html_last_updated_fmt = None
 html_static_path = ["_static"]
+# search-button-field.html: the theme's search button, named by what it shows.
+templates_path = ["_templates"]
 html_css_files = ["site.css"]
 html_favicon = "_static/favicon.svg"  # else browsers ask for a /favicon.ico that isn't there
 html_theme_options = {

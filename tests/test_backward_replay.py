@@ -89,6 +89,9 @@ def test_the_seed_graph_replays_in_order():
                                                    "MulBackward0", "PowBackward0", "a"}
     assert replay.frames[-1].node == "a"
     assert torch.allclose(a.grad, 4 * a / 4 + 4 * a)  # both outputs' gradients, once each
+    # the caption names the leaf's node, not the leaf: a tensor does not run
+    assert replay.frames[-1].caption == f"Step {len(replay.frames) - 1}: a's AccumulateGrad ran."
+    assert replay.frames[1].caption.startswith("Step 1: ") and "AccumulateGrad" not in replay.frames[1].caption
 
 
 def test_bad_input_says_what_to_do():
@@ -145,7 +148,7 @@ def test_a_steps_temporary_buffers_are_measured_from_the_same_level():
     # two 1 MB gradients at once, and the 4-byte 1 the pass starts from
     assert max(frame.inside for frame in replay.frames) == 2 * megabyte + 4
     assert all(frame.inside >= frame.level for frame in replay.frames)
-    assert "inside a step, 2 MB at the most (in SinBackward0)" in repr(replay)
+    assert "during a step: at most 2 MB (SinBackward0)" in repr(replay)
     assert "While it ran: up to 2 MB above." in replay.html()
 
 

@@ -297,3 +297,41 @@ def test_no_file_of_the_site_holds_a_worked_solution():
         if found or key:
             leaks[str(path.relative_to(SITE))] = sorted(found) + (["metadata"] if key else [])
     assert not leaks, leaks
+
+
+# The exam items' answers (docs/exam.md, docs/exam.ko.md) are for teachers: built into
+# build/classroom/guide/exam.html, never into the site.
+EXAMS = {"en": (ROOT / "docs" / "exam.md", CLASSROOM / "guide"),
+         "ko": (ROOT / "docs" / "exam.ko.md", CLASSROOM / "ko" / "guide")}
+
+
+def exam_answers(path):
+    """Each answer's paragraph, as a reader sees it (no markdown marks)."""
+    answers = re.findall(r"^\*\*(?:Answer|답)\.\*\*\s+(.+?)\n\n", path.read_text(encoding="utf-8"), re.M | re.S)
+    return {squashed(answer.replace("`", "").replace("**", "")) for answer in answers}
+
+
+def squashed(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.mark.parametrize("language", sorted(EXAMS))
+def test_exam_items_are_in_the_classroom_guide(language):
+    source, guide = EXAMS[language]
+    if not (guide / "exam.html").is_file():
+        unavailable(f"{guide.relative_to(ROOT)}/exam.html is missing: run `make classroom`")
+    page = squashed(html.unescape(re.sub(r"<[^>]+>", "", (guide / "exam.html").read_text(encoding="utf-8"))))
+    answers = exam_answers(source)
+    assert len(answers) == 21 and all(answer in page for answer in answers)
+
+
+def test_no_file_of_the_site_holds_an_exam_answer():
+    if not (SITE / "index.html").is_file():
+        unavailable("build/site/html is missing: run `make site`")
+    answers = exam_answers(EXAMS["en"][0]) | exam_answers(EXAMS["ko"][0])
+    leaks = []
+    for path in sorted(p for p in SITE.rglob("*") if p.is_file() and p.suffix in (".html", ".js", ".json", ".txt", ".md", ".ipynb")):
+        texts = [squashed(text) for text in readings(path)]
+        if any(answer in text for answer in answers for text in texts):
+            leaks.append(str(path.relative_to(SITE)))
+    assert not leaks, leaks

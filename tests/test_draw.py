@@ -40,7 +40,7 @@ def test_no_ids_in_source():
 
 def test_summary_of_the_seed_graph():
     assert repr(seed_view()) == "\n".join([
-        "autograd graph of d (), e (): 5 nodes, 2 hold saved tensors, 0 freed",
+        "autograd graph of d (), e (): 5 nodes, 2 that saved tensors, 0 that freed them",
         "  MeanBackward0  saves no tensors -> d",
         "  MulBackward0   saved other () [shared by d, e]",
         "  PowBackward0   saved self = a (1, 4) [shared by d, e]",
@@ -54,7 +54,7 @@ def test_freed_nodes_are_marked_with_a_legend():
     before = draw(d, e, params=dict(a=a, d=d, e=e))
     d.backward()
     after = draw(d, e, params=dict(a=a, d=d, e=e))
-    assert "0 freed" in repr(before) and "2 freed" in repr(after)
+    assert "0 that freed them" in repr(before) and "2 that freed them" in repr(after)
     assert "freed" not in before.source.replace("were freed", "")
     assert after.source.count("color=red") == 3  # two freed nodes and their legend entry
     assert "saved tensor, freed" in after.source
@@ -88,20 +88,52 @@ def test_draws_before_and_after_backward(build):
     assert "<svg" in draw(*outputs).svg()
     torch.autograd.backward(list(outputs))
     view = draw(*outputs)
-    assert "<svg" in view.svg() and not repr(view).splitlines()[0].endswith(" 0 freed")
+    assert "<svg" in view.svg() and not repr(view).splitlines()[0].endswith(" 0 that freed them")
 
 
 def test_jupyter_gets_svg_and_the_summary():
-    bundle = seed_view()._repr_mimebundle_()
+    bundle, metadata = seed_view()._repr_mimebundle_()
     assert bundle["text/plain"] == repr(seed_view())
     assert bundle["image/svg+xml"].lstrip().startswith("<?xml")
+    assert metadata == {"image/svg+xml": {"alt": seed_view().description}}
+
+
+def test_the_description_says_what_the_picture_shows():
+    (d, e), (a,) = seed_graph()
+    names = dict(a=a, d=d, e=e)
+    assert draw(d, e, params=names).description == (
+        "Autograd graph of d and e: 5 nodes, 1 of them a leaf. MulBackward0 and PowBackward0 "
+        "saved tensors, none freed yet. The backward passes of d and e share MulBackward0 "
+        "and PowBackward0.")
+    d.backward()
+    assert draw(d, e, params=names).description == (
+        "Autograd graph of d and e: 5 nodes, 1 of them a leaf. MulBackward0 and PowBackward0 "
+        "saved tensors, and backward has freed them all. The backward passes of d and e "
+        "share MulBackward0 and PowBackward0.")
+
+
+def test_the_description_names_what_was_freed_and_what_was_not():
+    (loss1, loss2), params = two_heads()
+    loss1.backward()  # frees the trunk's and head 1's saved tensors; head 2's stay
+    assert draw(loss1, loss2, params=dict(loss1=loss1, loss2=loss2)).description == (
+        "Autograd graph of loss1 and loss2: 17 nodes, 6 of them leaves. PowBackward0, "
+        "3 AddmmBackward0, ReluBackward0, NllLossBackward0 and LogSoftmaxBackward0 saved "
+        "tensors; PowBackward0, 2 AddmmBackward0 and ReluBackward0 have freed them. The "
+        "backward passes of loss1 and loss2 share ReluBackward0, AddmmBackward0 and "
+        "TBackward0.")
+
+
+def test_the_svg_carries_the_description_as_its_label():
+    view = seed_view()
+    root = view.svg().split("<svg", 1)[1].split(">", 1)[0]
+    assert 'role="img"' in root and f'aria-label="{view.description}"' in root
 
 
 def test_without_graphviz_shows_dot_source_and_how_to_install(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` anywhere on PATH
     view = seed_view()
-    bundle = view._repr_mimebundle_()
-    assert set(bundle) == {"text/plain"}
+    bundle, metadata = view._repr_mimebundle_()
+    assert set(bundle) == {"text/plain"} and metadata == {}
     assert "install Graphviz" in bundle["text/plain"] and view.source in bundle["text/plain"]
     with pytest.raises(RuntimeError, match="save as .dot"):
         view.save(tmp_path / "graph.png")
@@ -150,5 +182,5 @@ def test_a_long_summary_is_cut_in_its_repr():
     assert lines[0] == view.summary.splitlines()[0]
     assert lines[1:31] == view.summary.splitlines()[1:31]
     assert lines[-1] == "  ... 449 more nodes left out: print(draw(...).summary) shows all 479"
-    assert view._repr_mimebundle_()["text/plain"] == repr(view)
+    assert view._repr_mimebundle_()[0]["text/plain"] == repr(view)
     assert repr(seed_view()) == seed_view().summary  # a short one is shown whole

@@ -148,6 +148,27 @@ def test_exercise_1_answers_of_the_wrong_kind_get_a_hint(answer, words):
     assert is_not_yet(verdict, *words), verdict
 
 
+# The loophole: keys that are one product once normalised ('y1', 'Y1', "'y1'") used to
+# pass, the last one winning, so a reader could give both sets for a product and be
+# marked right. Such an answer is refused whichever set comes last.
+@pytest.mark.parametrize("key", ["Y1", " y1 ", "'y1'"])
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_exercise_1_one_product_under_two_keys_is_refused(key, language):
+    both_ways = [{"y1": {"other"}, key: {"self"}, **{k: v for k, v in RIGHT_SLOTS.items()
+                                                   if k != "y1"}},
+                 {**RIGHT_SLOTS, key: {"other"}}]
+    set_language(language)
+    try:
+        verdicts = [lesson01.exercise_1(answer) for answer in both_ways]
+    finally:
+        set_language("en")
+    for verdict in verdicts:
+        assert is_not_yet(verdict), verdict
+    if language == "en":
+        for verdict in verdicts:
+            assert is_not_yet(verdict, "two keys name the same product, y1"), verdict
+
+
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_exercise_1_examples_give_nothing_away(language):
     """The examples in the answer cell and the hints are wrong for every product shown."""

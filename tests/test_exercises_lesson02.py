@@ -287,14 +287,52 @@ def weights_by_hand(loss1, loss2, loss3):
     loss3.backward()
 
 
-def gradient_argument(loss1, loss2, loss3):
+def gradient_of_ones(loss1, loss2, loss3):  # the default gradient, said aloud: still right
     loss2.backward(torch.tensor(1.0), retain_graph=True)
+    loss1.backward()
+    loss3.backward()
+
+
+def test_exercise_3_a_gradient_of_ones_is_no_weight():
+    assert is_correct(lesson02.exercise_3(gradient_of_ones))
+
+
+def gradient_of_two(loss1, loss2, loss3):  # weighs loss2 twice
+    loss2.backward(torch.tensor(2.0), retain_graph=True)
     loss1.backward()
     loss3.backward()
 
 
 def create_graph_instead(loss1, loss2, loss3):  # keeps the graph without saying retain_graph
     loss2.backward(create_graph=True)
+    loss1.backward()
+    loss3.backward()
+
+
+class FalseYetOne:
+    """bool() says False, but the engine reads the flag as an integer: 1, so it keeps."""
+
+    def __bool__(self):
+        return False
+
+    def __index__(self):
+        return 1
+
+
+def flag_false_to_bool_true_to_the_engine(loss1, loss2, loss3):
+    loss1.backward(retain_graph=FalseYetOne())
+    loss2.backward(retain_graph=FalseYetOne())
+    loss3.backward()
+
+
+def create_graph_false_to_bool(loss1, loss2, loss3):
+    loss1.backward(create_graph=FalseYetOne())
+    loss2.backward(create_graph=FalseYetOne())
+    loss3.backward()
+
+
+def flag_as_an_int(loss1, loss2, loss3):
+    loss2.backward(retain_graph=1)
     loss1.backward()
     loss3.backward()
 
@@ -347,8 +385,11 @@ FREED = ["freed", "saved_tensors(loss1, loss2, loss3)"]
     (a_loss_twice, ["exactly once on each"]),
     (rebuilt_from_w, ["exactly once on each"]),
     (weights_by_hand, ["weight"]),
-    (gradient_argument, ["gradient="]),
+    (gradient_of_two, ["weight", "gradient="]),
     (create_graph_instead, ["create_graph=True"]),
+    (flag_false_to_bool_true_to_the_engine, ["retain_graph=", "a FalseYetOne", "True or False"]),
+    (create_graph_false_to_bool, ["create_graph=", "a FalseYetOne", "True or False"]),
+    (flag_as_an_int, ["retain_graph=", "1 (an int)", "True or False"]),
     (via_autograd_grad, ["torch.autograd.grad"]),
     (writes_w_grad, ["no backward call"]),
     (seeds_w_grad_first, ["already held something"]),
@@ -375,6 +416,7 @@ def test_exercise_3_korean_hints(speaking):
     speaking("ko")
     assert is_not_yet(lesson02.exercise_3(all_but_the_last), "retain_graph=True", "2개")
     assert is_not_yet(lesson02.exercise_3(no_flags), "saved_tensors(loss1, loss2, loss3)")
+    assert is_not_yet(lesson02.exercise_3(flag_as_an_int), "retain_graph=", "True나 False")
     assert is_correct(lesson02.exercise_3(backwards))
 
 

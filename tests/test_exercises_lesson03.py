@@ -381,6 +381,15 @@ def accumulate_then_subtract_only_the_bias_stale_gradient(model, X, y, n_micro):
     model.bias.grad -= stale
 
 
+def accumulate_with_functional_linear(model, X, y, n_micro):
+    # right otherwise, but the forward never calls model(...): the checker cannot see it,
+    # and says that a forward counts only as a call to model(...)
+    model.zero_grad()
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        prediction = F.linear(X_micro, model.weight, model.bias)
+        (F.mse_loss(prediction, y_micro) * share_of(X_micro, X)).backward()
+
+
 def accumulate_crashes(model, X, y, n_micro):
     raise ValueError("not written yet")
 
@@ -400,16 +409,17 @@ def test_exercise_3_correct(answer):
     (accumulate_equal_weights_without_zeroing, "held before your function ran"),
     (accumulate_sums_then_divide_without_zeroing, "held before your function ran"),
     (accumulate_zeroing_inside_the_loop, "only the last micro-batch's gradient"),
-    (accumulate_whole_batch, "the model saw 1, of sizes [50]"),
+    (accumulate_whole_batch, "model(...) was called 1 time(s), on inputs of sizes [50]"),
     (accumulate_whole_batch_then_empty_forwards, "of sizes [50, 0, 0, 0]"),
     (accumulate_one_backward_for_all, "counted 1 backward call(s)"),
     (accumulate_gradient_by_hand, "counted 0 backward call(s)"),
-    (accumulate_fake_backwards, "0 reaching the weight"),
+    (accumulate_fake_backwards, "0 reaching model.weight"),
     (accumulate_backwards_of_nothing_then_gradient_by_hand, "not what your backward() calls"),
     (accumulate_then_zero_the_gradient, "not what your backward() calls"),
     (accumulate_fixed_four, "with n_micro=3"),
     (accumulate_forgets_backward, "counted 0 backward call(s)"),
     (accumulate_crashes, "raised ValueError: not written yet"),
+    (accumulate_with_functional_linear, "a forward pass counts only as a call to model(...)"),
     (accumulate_forwards_micro_backwards_full, "backward call 1 did not compute the gradient"),
     (accumulate_full_batch_through_a_transpose, "not through the full batch"),
     (accumulate_on_altered_inputs, "other than rows of X"),
@@ -426,6 +436,17 @@ def test_exercise_3_correct(answer):
 ])
 def test_exercise_3_wrong(answer, hint):
     assert is_not_yet(exercise_3(answer), hint)
+
+
+def test_exercise_3_says_what_it_counts_only_when_it_saw_no_forward():
+    # a whole-batch forward is seen (one call): no need to explain what a forward is
+    assert "counts only as a call" not in exercise_3(accumulate_whole_batch).message
+    set_language("ko")
+    try:
+        message = exercise_3(accumulate_with_functional_linear).message
+    finally:
+        set_language("en")
+    assert "model(...)을 호출한 것만 순전파로 셉니다" in message
 
 
 def test_exercise_3_the_equal_weight_mistake_is_caught_for_every_size_tried():

@@ -137,6 +137,15 @@ def test_exercise_1_odd_shapes_get_a_hint(answer):
     assert is_not_yet(lesson05.exercise_1(answer), "list of shapes")
 
 
+@pytest.mark.parametrize("answer, entry", [
+    ([(25.0, 10), (25, 40)], "(25.0, 10)"), ([(25, 10), (25, 0)], "(25, 0)"),
+    ([(25, 10), "25, 3"], "'25, 3'"), ([[(25, 10)]], "[(25, 10)]"), ([(True, 10)], "(True, 10)")])
+def test_exercise_1_hint_names_the_entry_that_is_not_a_shape(answer, entry):
+    # "each a tuple of positive whole numbers; got a list" left the reader looking for the
+    # slip in a list that is a list: the entry that is not a shape is named
+    assert is_not_yet(lesson05.exercise_1(answer), "list of shapes", f"the entry {entry} is not one")
+
+
 # Exercise 2: which snippets still hold saved tensors once they finish.
 
 KEEPERS = solution("05", 2)
@@ -209,6 +218,40 @@ def with_no_grad(model, batches):
 
 
 def with_item_and_detach(model, batches):
+    model.eval()
+    return detach_without_eval(model, batches)
+
+
+def with_inference_mode(model, batches):
+    model.eval()
+    with torch.inference_mode():
+        outputs = [model(x) for x, _ in batches]
+        losses = [nn.functional.mse_loss(out, y) for out, (_, y) in zip(outputs, batches)]
+    return sum(losses).item() / len(batches), torch.cat(outputs)
+
+
+def puts_training_mode_back(model, batches):  # evaluates in eval mode, then restores it
+    was_training = model.training
+    try:
+        return with_no_grad(model, batches)
+    finally:
+        model.train(was_training)
+
+
+@pytest.mark.parametrize("answer", [solution("05", 3), with_no_grad, with_item_and_detach,
+                                    with_inference_mode, puts_training_mode_back])
+def test_exercise_3_right(answer):
+    assert is_correct(lesson05.exercise_3(answer))
+
+
+def no_grad_without_eval(model, batches):  # the loophole: no graph, but model.eval() dropped
+    with torch.no_grad():
+        outputs = [model(x) for x, _ in batches]
+        losses = [nn.functional.mse_loss(out, y).item() for out, (_, y) in zip(outputs, batches)]
+    return sum(losses) / len(losses), torch.cat(outputs)
+
+
+def detach_without_eval(model, batches):
     total_loss, predictions = 0, []
     for x, y in batches:
         out = model(x)
@@ -217,17 +260,30 @@ def with_item_and_detach(model, batches):
     return total_loss / len(batches), torch.cat(predictions)
 
 
-def with_inference_mode(model, batches):
-    with torch.inference_mode():
-        outputs = [model(x) for x, _ in batches]
-        losses = [nn.functional.mse_loss(out, y) for out, (_, y) in zip(outputs, batches)]
-    return sum(losses).item() / len(batches), torch.cat(outputs)
+def evaluates_the_dropout_alone_in_training_mode(model, batches):
+    model.eval()
+    for module in model.modules():
+        if isinstance(module, nn.Dropout):
+            module.train()
+    return no_grad_without_eval(model, batches)
 
 
-@pytest.mark.parametrize("answer", [solution("05", 3), with_no_grad, with_item_and_detach,
-                                    with_inference_mode])
-def test_exercise_3_right(answer):
-    assert is_correct(lesson05.exercise_3(answer))
+@pytest.mark.parametrize("answer", [no_grad_without_eval, detach_without_eval,
+                                    evaluates_the_dropout_alone_in_training_mode])
+def test_exercise_3_refuses_a_fix_that_drops_eval(answer):
+    # the loophole: `with torch.no_grad():` without `model.eval()` keeps no graph, but the
+    # checker's model has Dropout, so the results depend on eval mode (section 3: eval() and
+    # no_grad() do different jobs); the hint says why, before any "wrong average" hint
+    assert is_not_yet(lesson05.exercise_3(answer), "training mode", "Dropout", "keep model.eval()")
+
+
+def test_exercise_3_model_gives_other_results_without_eval():
+    # the premise of the refusal: without eval() the results really differ
+    model, batches = lesson05._exercise_3_setup()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        average, _ = no_grad_without_eval(model, batches)
+    assert abs(average - lesson05._exercise_3_expected()[0]) > 1e-3
 
 
 def fixes_the_loss_only(model, batches):
@@ -290,6 +346,7 @@ def returns_the_total(model, batches):
 
 
 def returns_the_last_loss(model, batches):
+    model.eval()
     with torch.no_grad():
         for x, y in batches:
             loss = nn.functional.mse_loss(model(x), y).item()
@@ -320,6 +377,23 @@ def never_runs_the_model(model, batches):
     return 0.0, torch.zeros(32, 1)
 
 
+def runs_once_then_copies_the_key(model, batches):  # the loophole: one run, the checker's answer
+    model.eval()
+    with torch.no_grad():
+        model(batches[0][0])
+    return lesson05._exercise_3_expected()[:2]
+
+
+def runs_a_copy_on_the_rest(model, batches):  # the watched model sees one batch only
+    import copy
+    model.eval()
+    twin = copy.deepcopy(model)
+    with torch.no_grad():
+        outputs = [model(batches[0][0])] + [twin(x) for x, _ in batches[1:]]
+    losses = [nn.functional.mse_loss(out, y).item() for out, (_, y) in zip(outputs, batches)]
+    return sum(losses) / len(losses), torch.cat(outputs)
+
+
 def raises(model, batches):
     raise ValueError("not today")
 
@@ -340,6 +414,8 @@ def raises(model, batches):
     (returns_shuffled_predictions, ["in order"]),
     (returns_the_average_only, ["two things"]),
     (never_runs_the_model, ["never ran the model"]),
+    (runs_once_then_copies_the_key, ["ran the model 1 time(s) for 4 batches"]),
+    (runs_a_copy_on_the_rest, ["ran the model 1 time(s) for 4 batches"]),
     (raises, ["ValueError: not today"]),
     ("evaluate_fixed", ["a function"]),
 ])
@@ -416,5 +492,6 @@ def test_checkers_leave_the_global_rng_and_autograd_alone():
         lesson05.exercise_1(RIGHT_BYTES)
         lesson05.exercise_2(KEEPERS)
         lesson05.exercise_3(with_no_grad)
+        lesson05.exercise_3(no_grad_without_eval)  # its Dropout draws random numbers
         lesson05.exercise_3(runs_backward)
         lesson05.exercise_3(raises)

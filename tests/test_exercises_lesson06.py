@@ -59,7 +59,22 @@ def zeros_to_start(lstm, head, chunks, optimizer):
         optimizer.zero_grad()  # zeroing after the step is as good as before the backward
 
 
-@pytest.mark.parametrize("answer", [detach_tuple, retain_within_the_pair, zeros_to_start])
+def one_forward_per_pair(lstm, head, chunks, optimizer):
+    # the pair's two chunks joined in time: one forward over both, the same time steps
+    state = None
+    for first, second in zip(chunks[::2], chunks[1::2]):
+        if state is not None:
+            state = tuple(s.detach() for s in state)
+        outputs, state = lstm(torch.cat([first[0], second[0]], dim=1), state)
+        loss = (F.mse_loss(head(outputs[:, :10]), first[1])
+                + F.mse_loss(head(outputs[:, 10:]), second[1]))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+@pytest.mark.parametrize("answer", [detach_tuple, retain_within_the_pair, zeros_to_start,
+                                    one_forward_per_pair])
 def test_exercise_1_right(answer):
     assert is_correct(lesson06.exercise_1(answer))
 
@@ -136,6 +151,29 @@ def detach_none(lstm, head, chunks, optimizer):
         outputs, state = lstm(inputs, state)
 
 
+def detach_none_as_a_tensor(lstm, head, chunks, optimizer):
+    state = None
+    for inputs, targets in chunks:
+        state = state.detach()  # AttributeError: 'NoneType' object has no attribute 'detach'
+        outputs, state = lstm(inputs, state)
+
+
+def builds_the_graph_twice(lstm, head, chunks, optimizer):
+    # the review's loophole: chunk 0's backward alone, then chunk 0's forward again to
+    # give chunk 1's backward a graph to go through; right weights, no graph kept
+    state = None
+    for first, second in zip(chunks[::2], chunks[1::2]):
+        if state is not None:
+            state = tuple(s.detach() for s in state)
+        optimizer.zero_grad()
+        outputs, _ = lstm(first[0], state)
+        F.mse_loss(head(outputs), first[1]).backward()
+        _, state = lstm(first[0], state)  # chunk 0's graph, built again
+        outputs, state = lstm(second[0], state)
+        F.mse_loss(head(outputs), second[1]).backward()
+        optimizer.step()
+
+
 def state_from_zeros_each_chunk(lstm, head, chunks, optimizer):
     for k, (inputs, targets) in enumerate(chunks):
         outputs, _ = lstm(inputs)  # no error, but nothing carried from chunk to chunk
@@ -180,6 +218,8 @@ WRONG_1 = [
     (pairs(detach=lambda state: (state[0].detach(), state[1])), FREED),  # h cut, c not
     (pairs(detach=lambda state: state.detach(), retain=True), "a tuple has no tensor methods"),
     (detach_none, "None before the first chunk"),
+    (detach_none_as_a_tensor, "None before the first chunk"),
+    (builds_the_graph_twice, "forward should run once"),
     (pairs(retain=True, step_every_chunk=True), VERSION),  # a step inside the pair
     (pairs(detach=None, retain=True), VERSION),         # never cut, graphs kept
     (section_2s_fix, ONE_CHUNK),

@@ -6,6 +6,7 @@ The set-up is the lesson's: `make_net`, `x` and `y` as its set-up cells define t
 """
 import copy
 import functools
+import re
 
 import nbformat
 import pytest
@@ -16,10 +17,10 @@ from torch import nn
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone, stable_id,
                     is_correct, is_not_yet)
 from project import ROOT
-from lesson_checks import lesson07
+from lesson_checks import lesson07, set_language
 from lesson_checks.errors import FREED_BUFFER, VERSION_COUNTER, error_raised_by
 from lesson_checks.seeding import seeded
-from solutions import answer_cell, set_up_source, solution
+from solutions import answer_cell, set_up_source
 
 LESSON = ROOT / "notebooks" / "07_debugging_a_second_backward_error.ipynb"
 
@@ -39,8 +40,8 @@ def exercise_1(answer, failing_step=1, carrier="anchor"):  # the right predictio
     return lesson07.exercise_1(answer, make_net, x, y, failing_step, carrier)
 
 
-def exercise_2(answer, why="a"):  # the right reason
-    return lesson07.exercise_2(answer, make_net, x, y, why)
+def exercise_2(answer, error_step=0, error_kind="version counter"):  # the right prediction
+    return lesson07.exercise_2(answer, make_net, x, y, error_step, error_kind)
 
 
 CHECKS = [exercise_1, exercise_2]
@@ -74,7 +75,21 @@ def train_with_anchor(encoder, head, opt, x, y, steps):  # as the exercise gives
     return losses
 
 
-anchor_detached_once = solution("07", 1)  # the lesson's worked solution
+def worked(number):
+    """The names the lesson defines once its set-up cells (imports; make_net, x, y and
+    step, which the exercises' loops call) and the teacher's answer cell have run."""
+    notebook = nbformat.read(LESSON, as_version=4)
+    set_up = next(c.source for c in notebook.cells
+                  if c.cell_type == "code" and c.source.startswith("def make_net"))
+    names = {}
+    with seeded(0):
+        exec(set_up_source("07"), names)
+        exec(set_up, names)
+        exec(answer_cell("07", number), names)
+    return names
+
+
+anchor_detached_once = worked(1)["answer"]  # the lesson's worked solution
 
 
 def anchor_before_the_loop(encoder, head, opt, x, y, steps):
@@ -121,15 +136,21 @@ def test_exercise_1_a_fix_without_the_prediction_is_unanswered(failing_step, car
 
 
 @pytest.mark.parametrize("failing_step, carrier, words", [
-    (0, "anchor", ["by hand", "grad_fn"]),
-    (2, "anchor", ["by hand", "grad_fn"]),
+    (0, "anchor", ["trace step 0 by hand"]),
+    (2, "anchor", ["for step 2 to be the first", "trace step 1 by hand"]),
+    (3, "features", ["for step 3 to be the first", "trace step 1 by hand"]),
     (True, "anchor", ["failing_step is a step number", "bool"]),  # True == 1 in Python
     (1.0, "anchor", ["failing_step is a step number", "float"]),
-    ("1", "anchor", ["failing_step is a step number", "str"]),
-    (1, "features", ["by hand", "grad_fn"]),
-    (1, "losses", ["by hand", "grad_fn"]),
-    (1, "loss", ["by hand", "grad_fn"]),
-    (1, "anchor = features", ["by hand", "grad_fn"]),
+    ("1", "anchor", ["failing_step is a step number", "got '1'"]),
+    (-1, "anchor", ["failing_step is a step number", "got -1"]),
+    (1, "features", ["features is made afresh", "encoder(x)"]),
+    (1, "losses", ["loss.item()", "no graph"]),
+    (1, "loss", ["loss is made afresh", "same step"]),
+    (1, "head", ["leaf"]),
+    (1, "opt", ["leaf"]),
+    (1, "x", ["only reads", "grad_fn"]),
+    (1, "anchor = features", ["is not one"]),
+    (1, "Anchor", ["is not one"]),
     (1, ["anchor"], ["carrier is a name", "list"]),
 ])
 def test_exercise_1_a_wrong_prediction_is_refused_even_with_a_right_fix(failing_step, carrier,
@@ -140,18 +161,20 @@ def test_exercise_1_a_wrong_prediction_is_refused_even_with_a_right_fix(failing_
 
 def test_exercise_1_the_prediction_is_checked_before_the_fix():
     verdict = exercise_1(None, 0, "anchor")
-    assert is_not_yet(verdict, "by hand"), verdict
+    assert is_not_yet(verdict, "trace step 0"), verdict
     verdict = exercise_1(None, 1, "anchor")
     assert verdict.correct is None and "train_with_anchor" in verdict.message, verdict
 
 
 def test_exercise_1_the_lessons_worked_solution_and_its_prediction():
-    names = {}
-    with seeded(0):
-        exec(set_up_source("07"), names)
-        exec(answer_cell("07", 1), names)
+    names = worked(1)
     verdict = exercise_1(names["answer"], names["failing_step"], names["carrier"])
     assert is_correct(verdict), verdict
+
+
+def test_exercise_1_a_carrier_with_spaces_around_it_is_read():
+    assert is_correct(exercise_1(anchor_detached_once, 1, " anchor ")), \
+        exercise_1(anchor_detached_once, 1, " anchor ")
 
 
 @pytest.mark.parametrize("answer", [anchor_detached_once, anchor_before_the_loop,
@@ -328,8 +351,9 @@ def test_exercise_2_right(scale_rows):
     assert is_correct(verdict), verdict
 
 
-def test_exercise_2_the_lessons_worked_solution():
-    verdict = exercise_2(solution("07", 2))
+def test_exercise_2_the_lessons_worked_solution_and_its_prediction():
+    names = worked(2)
+    verdict = exercise_2(names["answer"], names["error_step"], names["error_kind"])
     assert is_correct(verdict), verdict
 
 
@@ -442,7 +466,8 @@ def test_the_checkers_own_functions_are_refused(check, reference):
 
 @pytest.mark.parametrize("check", [
     functools.partial(lesson07.exercise_1, failing_step=1, carrier="anchor"),
-    functools.partial(lesson07.exercise_2, why="a")], ids=["exercise_1", "exercise_2"])
+    functools.partial(lesson07.exercise_2, error_step=0, error_kind="version counter")],
+    ids=["exercise_1", "exercise_2"])
 @pytest.mark.parametrize("setup", [(None, None, None), (print, x, y), (make_net, "x", y),
                                    (lambda: (1, 2, 3), x, y)], ids=stable_id)
 def test_a_check_cell_given_something_else_than_the_lesson_set_up(check, setup):
@@ -552,32 +577,95 @@ def test_exercise_2_rows_written_into_a_new_tensor_is_right():
     assert is_correct(verdict), verdict
 
 
-def test_exercise_1_one_verdict_for_the_pair():
-    """Toggling one half of the prediction at a time learns nothing: both wrong halves get
-    the same message."""
-    messages = {exercise_1(anchor_detached_once, 0, "anchor").message,
-                exercise_1(anchor_detached_once, 1, "features").message,
-                exercise_1(anchor_detached_once, 2, "loss").message}
-    assert len(messages) == 1, messages
+# A wrong pick gets a hint about that pick, which does not point at the right answer: the
+# hint for a wrong step is the same whatever the name, and does not say "anchor"; the hint
+# for a wrong name says no step; no hint repeats the verdict's "not yet".
+
+@pytest.fixture(params=["en", "ko"])
+def language(request):
+    set_language(request.param)
+    yield request.param
+    set_language("en")
 
 
-@pytest.mark.parametrize("why", [None])
-def test_exercise_2_a_fix_without_the_reason_is_unanswered(why):
-    verdict = exercise_2(training_with(divided_out_of_place), why)
-    assert verdict.correct is None and '"a", "b" or "c"' in verdict.message, verdict
+WRONG_STEPS = [0, 2, 3]
+WRONG_NAMES = ["features", "loss", "losses", "head", "x", "anchor = features"]
 
 
-@pytest.mark.parametrize("why, words", [("b", ["no earlier backward"]),
-                                        ("c", ["no earlier backward"]),
-                                        ("d", ['one of "a", "b" or "c"']),
-                                        (1, ['one of "a", "b" or "c"', "int"])])
-def test_exercise_2_a_wrong_reason_is_refused_even_with_a_right_fix(why, words):
-    verdict = exercise_2(training_with(divided_out_of_place), why)
+def test_exercise_1_a_wrong_steps_hint_is_the_same_whatever_the_name(language):
+    for failing_step in WRONG_STEPS:
+        messages = {exercise_1(anchor_detached_once, failing_step, carrier).message
+                    for carrier in ["anchor", *WRONG_NAMES]}
+        assert len(messages) == 1 and "anchor" not in messages.pop(), messages
+
+
+def test_exercise_1_a_wrong_names_hint_says_no_step_and_not_the_carrier(language):
+    for carrier in WRONG_NAMES:
+        message = exercise_1(anchor_detached_once, 1, carrier).message
+        assert "anchor" not in message.replace(carrier, "") and not re.search(r"\d", message), \
+            message
+
+
+PREFIXES = {"en": ("not yet", "✗"), "ko": ("아직", "✗")}
+
+
+def test_no_hint_repeats_the_verdicts_prefix(language):
+    verdicts = [exercise_1(anchor_detached_once, step, name)
+                for step in [0, 1, 2, 1.5, None] for name in ["anchor", "features", "y", 3]]
+    verdicts += [exercise_2(training_with(divided_out_of_place), step, kind)
+                 for step in [0, 1, "0", None] for kind in ["version counter", "freed buffer",
+                                                           "in place", None]]
+    verdicts += [exercise_1(train_with_anchor), exercise_2(train_on_directions), exercise_1(3)]
+    for verdict in verdicts:
+        assert not verdict.message.lower().startswith(PREFIXES[language]), repr(verdict)
+
+
+@pytest.mark.parametrize("error_step, error_kind", [
+    (None, "version counter"), (0, None), (None, None)])
+def test_exercise_2_a_fix_without_the_prediction_is_unanswered(error_step, error_kind):
+    verdict = exercise_2(training_with(divided_out_of_place), error_step, error_kind)
+    assert verdict.correct is None and "before fixing the loop" in verdict.message, verdict
+
+
+@pytest.mark.parametrize("error_step, error_kind, words", [
+    (1, "version counter", ["for step 1 to be the first", "trace step 0 by hand"]),
+    (1, "freed buffer", ["for step 1 to be the first", "trace step 0 by hand"]),
+    (2, "freed buffer", ["for step 2 to be the first", "trace step 0 by hand"]),
+    (0, "freed buffer", ["freed-buffer error needs an earlier backward"]),
+    (0, "Freed_Buffer", ["freed-buffer error needs an earlier backward"]),
+    (0, "in-place", ['error_kind is "freed buffer" or "version counter"', "got 'in-place'"]),
+    (0, "a", ['error_kind is "freed buffer" or "version counter"']),
+    (0, 1, ['error_kind is "freed buffer" or "version counter"', "got 1"]),
+    (0, ["version counter"], ['error_kind is "freed buffer" or "version counter"', "a list"]),
+    (True, "version counter", ["error_step is a step number", "bool"]),
+    ("0", "version counter", ["error_step is a step number", "got '0'"]),
+    (0.0, "version counter", ["error_step is a step number", "float"]),
+    (-1, "version counter", ["error_step is a step number", "got -1"]),
+])
+def test_exercise_2_a_wrong_prediction_is_refused_even_with_a_right_fix(error_step, error_kind,
+                                                                        words):
+    verdict = exercise_2(training_with(divided_out_of_place), error_step, error_kind)
     assert is_not_yet(verdict, *words), verdict
 
 
-def test_exercise_2_the_reason_is_checked_before_the_fix():
-    verdict = exercise_2(None, "b")
-    assert is_not_yet(verdict, "no earlier backward"), verdict
-    verdict = exercise_2(None, "a")
+@pytest.mark.parametrize("error_step, error_kind", [
+    (1, "version counter"), (2, "freed buffer"), (0, "freed buffer")])
+def test_exercise_2_a_wrong_picks_hint_does_not_point_at_the_right_kind(error_step, error_kind,
+                                                                        language):
+    message = exercise_2(training_with(divided_out_of_place), error_step, error_kind).message
+    assert not any(word in message for word in ("version", "in place", "in-place", "버전",
+                                                "제자리")), message
+
+
+@pytest.mark.parametrize("error_kind", ["version counter", " Version Counter ",
+                                        "version_counter", "version-counter"])
+def test_exercise_2_the_kind_may_be_spelled_loosely(error_kind):
+    verdict = exercise_2(training_with(divided_out_of_place), 0, error_kind)
+    assert is_correct(verdict), verdict
+
+
+def test_exercise_2_the_prediction_is_checked_before_the_fix():
+    verdict = exercise_2(None, 1, "version counter")
+    assert is_not_yet(verdict, "trace step 0"), verdict
+    verdict = exercise_2(None, 0, "version counter")
     assert verdict.correct is None and "train_on_directions" in verdict.message, verdict

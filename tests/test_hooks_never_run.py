@@ -253,4 +253,4 @@ def test_freed_after_backward_even_when_packed():
     unpacked = counts.unpack
     assert [r.state for r in saved_tensors(y)] == ["freed"] * 2
     assert retained_bytes(y) == 0 and counts.unpack == unpacked
-    assert "2 freed" in repr(draw(y))
+    assert "2 that freed them" in repr(draw(y))

@@ -86,6 +86,8 @@ def test_a_saved_output_is_a_new_object_over_the_same_memory(graph):
     for y in (a.exp(), a.sigmoid()):
         saved = y.grad_fn._saved_result
         assert saved is not y and torch.equal(saved, y)
+        assert y.grad_fn._saved_result is not saved  # every read: a new object
+        assert saved.data_ptr() == y.data_ptr()
         assert saved.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 
@@ -118,7 +120,40 @@ def test_variable_returns_a_plain_leaf_tensor():
 
 def test_backward_without_gradient_is_gradient_ones_like_the_output(graph):
     a, _, _, d, _ = graph
-    d.backward()
+    d.backward(retain_graph=True)
     implicit, a.grad = a.grad, None
-    (a ** 2 * 2).mean().backward(gradient=torch.ones_like(d))
+    d.backward(gradient=torch.ones_like(d))
     assert torch.equal(a.grad, implicit)
+
+
+def test_shape_checks_come_before_the_released_graph_is_touched(graph):
+    """Section 6 runs d.backward(gradient=...) first, then shows the two errors on the same
+    graph: each is raised by the shape check, not by the released saved tensors."""
+    _, _, c, d, _ = graph
+    d.backward(gradient=torch.ones_like(d))
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        d.backward(gradient=torch.tensor([1.]))
+    with pytest.raises(RuntimeError, match="only for scalar outputs"):
+        c.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        c.sum().backward()  # why section 6 builds c again before gradient=v
+
+
+def test_a_lives_on_held_by_you_and_by_its_accumulate_grad_node():
+    """Section 4: after d.backward() the nodes let go of `a`, but its AccumulateGrad node,
+    reachable from d and e, still holds it: dropping your own name does not free it."""
+    import gc
+    import weakref
+    a = torch.rand(1, 4, requires_grad=True)  # not the fixture's: pytest holds that one
+    b = a ** 2
+    c = b * 2
+    d, e = c.mean(), c.sum()
+    d.backward()
+    alive = weakref.ref(a)
+    del a
+    gc.collect()
+    assert alive() is not None
+    assert b.grad_fn.next_functions[0][0].variable is alive()
+    del b, c, d, e
+    gc.collect()
+    assert alive() is None  # the graph dropped: nothing holds it any more

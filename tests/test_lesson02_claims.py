@@ -68,8 +68,8 @@ def _replay_of_section_1():
 
 
 def test_the_20_bytes_after_mean_are_the_gradient_for_c_and_the_1():
-    # Going further, "Every byte of section 2's replay": "After MeanBackward0: 20 B, the gradient for c (4 float32, 16 B) and d's, the 1
-    # the pass starts from (4 B)": the profiler's events up to the end of MeanBackward0
+    # Going further, "Every byte of section 2's replay": "After MeanBackward0: 20 B, the gradient for c (4 float32, 16 B) and the 1
+    # the pass starts from, d's gradient (4 B)": the profiler's events up to the end of MeanBackward0
     # are the 1 (allocated before any node runs, freed last) and a 16-byte result.
     replay = _replay_of_section_1()
     events = replay.timeline.events
@@ -124,9 +124,10 @@ def test_step_4_adds_into_the_existing_grad_and_frees_the_new_one():
 
 
 def test_the_memory_goes_only_when_no_view_of_the_storage_holds_it():
-    # §2 and the Summary: "the memory goes only when nothing else holds it: no name, no
-    # node, no view of its storage": a detached view keeps the storage of a saved tensor
-    # whose node freed it and whose tensor object is gone.
+    # §2 and the Summary: "the memory goes only when no reference is left (a name, a
+    # container such as Out, a node) and no other tensor shares its storage (a view)": a
+    # detached view keeps the storage of a saved tensor whose node freed it and whose
+    # tensor object is gone.
     a = torch.rand(1, 4, requires_grad=True)
     s = (a * 2).sin()
     saved = weakref.ref(s.grad_fn._saved_self)
@@ -145,3 +146,18 @@ def test_reading_a_freed_saved_tensor_raises_the_backward_twice_error():
     (b * 2).mean().backward()
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         b.grad_fn._saved_self
+
+
+def test_a_failed_backward_had_already_freed_what_it_ran_through():
+    # §2: "Before failing, the call had run ExpBackward0, which freed its result too":
+    # f.backward() fails at MulBackward0, after running ExpBackward0 (a failed backward
+    # does not leave the graph as it was).
+    import pytest
+    a = torch.rand(1, 4, requires_grad=True)
+    c = (a ** 2) * 2
+    d, f = c.mean(), c.exp().sum()
+    d.backward()
+    assert [row.state for row in saved_tensors(f) if row.node == "ExpBackward0"] == ["live"]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        f.backward()
+    assert [row.state for row in saved_tensors(f) if row.node == "ExpBackward0"] == ["freed"]

@@ -1,6 +1,7 @@
-"""Lesson 04's claims about memory that its cells show only as rounded bytes, recomputed
-with torch: what the seed's way still holds after a training step, and why its peak is the
-higher one. (The printed numbers themselves are compared by nbval.)"""
+"""Lesson 04's claims that its cells show only in part, recomputed with torch: what the
+seed's way still holds after a training step and why its peak is the higher one (the
+printed numbers themselves are compared by nbval); what the failed `loss2.backward()` left
+behind; and why a step between the two calls is caught at trunk.2.weight."""
 import sys
 
 import torch
@@ -86,9 +87,10 @@ def test_the_weights_and_data_are_outside_the_block():
 
 
 def test_what_the_rows_of_the_two_timelines_say():
-    """The lesson's sentence on cell 26's output: the optimizer step allocates nothing (no
-    row), summed_loss's "other" row is the 4-byte summed loss freed, each peak is a 3 kB bias
-    gradient made while the 2.36 MB weight gradient is alive, and both end holding .grad."""
+    """The lesson's sentence on the rest of the two timelines ("Going further", Peak memory):
+    the optimizer step allocates nothing (no row), summed_loss's "other" row is the 4-byte
+    summed loss freed, each peak is a 3 kB bias gradient made while the 2.36 MB weight
+    gradient is alive, and both end holding .grad."""
     for mem in memory_figure.timelines().values():
         assert not [e for e in mem.events if e.phase == "optimizer step"]
         peak = mem.events[mem.peak.event.index]
@@ -133,3 +135,55 @@ def test_with_grad_zero_filled_before_the_block_the_gap_is_the_trunk_s_output_al
     assert round((seed[False] - summed[False]) / 1e6, 2) == 0.79
     assert abs(summed[False] - summed[True]) < 40_000
     assert seed[True] - summed[True] > 3_000_000  # 2.39 + 0.79 MB with .grad empty
+
+
+def test_head_2_s_part_ran_before_the_freed_buffer_error():
+    """The lesson: "Head 2's nodes ran before the error, though: its parameters already
+    hold a .grad, which a retry without zero_grad() would add to"."""
+    lesson = memory_figure.lesson_04()
+    model = lesson["fresh_model"]()
+    loss1, loss2 = lesson["task_losses"](model)
+    loss1.backward()
+    head_2 = list(model.classification_head.parameters())
+    assert all(p.grad is None for p in head_2)
+    try:
+        loss2.backward()
+    except RuntimeError as error:
+        assert "backward through the graph a second time" in str(error)
+    else:
+        raise AssertionError("loss2.backward() should fail")
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in head_2)
+
+
+def test_the_step_skips_head_2_so_the_error_names_trunk_2_weight():
+    """"The step skips a parameter without a .grad: head 2's weight, which loss2 reaches
+    first, has none yet, so it is unchanged. The first changed tensor loss2 meets is the
+    [32, 32] one, trunk.2.weight": after loss1's backward and the step, head 2's parameters
+    keep their version and values, the trunk's and head 1's are at version 2; and with a
+    .grad given to head 2 too, the error names head 2's [32, 3] saved weight instead."""
+    lesson = memory_figure.lesson_04()
+
+    def step_between(give_head_2_a_grad):
+        model = lesson["fresh_model"]()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        loss1, loss2 = lesson["task_losses"](model)
+        loss1.backward(retain_graph=True)
+        if give_head_2_a_grad:
+            for p in model.classification_head.parameters():
+                p.grad = torch.ones_like(p)
+        before = model.classification_head.weight.detach().clone()
+        optimizer.step()
+        versions = {name: p._version for name, p in model.named_parameters()}
+        try:
+            loss2.backward()
+        except RuntimeError as error:
+            return versions, before, model, str(error)
+        raise AssertionError("loss2.backward() should fail the version check")
+
+    versions, before, model, message = step_between(give_head_2_a_grad=False)
+    assert versions == {name: 1 if name.startswith("classification_head") else 2
+                        for name in versions}
+    assert torch.equal(model.classification_head.weight, before)
+    assert "[torch.FloatTensor [32, 32]]" in message
+    *_, message = step_between(give_head_2_a_grad=True)
+    assert "[torch.FloatTensor [32, 3]]" in message

@@ -3,12 +3,17 @@ the `detach` fix lowers the loss while the encoder gets no gradient; `retain_gra
 on the running-mean loop keeps 2,064 more bytes per step (64 x 8 float32 tanh outputs,
 0.9 and 0.1 as 8-byte tensors), changes the trained weights, and makes each backward run
 through 7 more nodes than the last; `retained_bytes(loss)` is 0 after a plain backward whatever a loop
-carries."""
+carries; the bytes `check` reads after each backward of section 1's fix are the gradients and
+the step's loss; detaching `centre` at the top of a step, unlike an update under no_grad,
+leaves this step's share of the mean in the gradient; `nn.ReLU(inplace=True)` is harmless
+after a Linear and fails after a Tanh."""
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from autograd_lens import retained_bytes
+import pytest
+
+from autograd_lens import memory_timeline, retained_bytes
 
 
 def make_net():
@@ -81,3 +86,47 @@ def test_retained_bytes_of_the_loss_is_0_after_a_plain_backward_even_in_a_leakin
     loss = F.mse_loss(head(features - centre), y)
     step(opt, loss)
     assert retained_bytes(loss) == 0
+
+
+def test_the_bytes_after_each_backward_are_the_gradients_and_the_steps_loss():
+    encoder, head, opt = make_net()
+    params = [*encoder.parameters(), *head.parameters()]
+    held = []
+    with memory_timeline("cpu") as mem:
+        for _ in range(3):
+            loss = F.mse_loss(head(encoder(x)), y)
+            step(opt, loss)
+            held.append(sum(p.grad.untyped_storage().nbytes() for p in params)
+                        + loss.untyped_storage().nbytes())
+    after = [mem.events[phase.last].level for phase in mem.phases
+             if phase.name.startswith("backward")]
+    assert after == held == [452] * 3
+
+
+def centred_weights(update):
+    encoder, head, opt = make_net()
+    centre = torch.zeros(8)
+    for _ in range(5):
+        features = encoder(x)
+        if update == "detach at the top":
+            centre = centre.detach()
+            centre = 0.9 * centre + 0.1 * features.mean(0)
+        else:
+            with torch.no_grad():
+                centre = 0.9 * centre + 0.1 * features.mean(0)
+        step(opt, F.mse_loss(head(features - centre), y))
+    return [p.detach().clone() for m in (encoder, head) for p in m.parameters()]
+
+
+def test_detach_keeps_this_steps_share_of_the_mean_in_the_gradient_and_no_grad_does_not():
+    detached, no_grad = centred_weights("detach at the top"), centred_weights("no_grad")
+    assert not all(torch.allclose(a, b) for a, b in zip(detached, no_grad))
+
+
+def test_in_place_relu_is_harmless_after_a_linear_and_fails_after_a_tanh():
+    torch.manual_seed(0)
+    after_linear = nn.Sequential(nn.Linear(4, 8), nn.ReLU(inplace=True), nn.Linear(8, 1))
+    F.mse_loss(after_linear(x), y).backward()
+    after_tanh = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.ReLU(inplace=True), nn.Linear(8, 1))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        F.mse_loss(after_tanh(x), y).backward()

@@ -45,11 +45,13 @@ def test_two_or_three_exercises(stats):
 def test_the_budget_check_can_fail():
     long = LessonStats("long", core_words=1501, total_words=1501, core_cells=61,
                        core_code_cells=30, exercises=2, stated_minutes=30)
-    assert len(long.over_budget) == 2  # words and cells (13.6 + 15 = 28.6 min: in time)
-    # 1100 words (10 min) + 75 code lines (5) + 20 cells (10) + 5 predictions (5) = 30 min
-    ok = LessonStats("ok", 1100, 2200, 60, 20, 3, 30, core_code_lines=75, predictions=5)
-    assert ok.estimated_minutes == 30 and not ok.over_budget and ok.exercise_minutes == 25
-    assert LessonStats("slow", 1100, 2200, 60, 20, 3, 30, core_code_lines=160,
+    assert len(long.over_budget) == 2  # words and cells (15.01 + 15 = 30.01 min: in time)
+    # 1000 words (10 min) + 65 code lines (5) + 20 cells (10) + 5 predictions (5) = 30 min
+    ok = LessonStats("ok", 1000, 2200, 60, 20, 3, 30, core_code_lines=65, predictions=5)
+    assert ok.estimated_minutes == 30 and not ok.over_budget
+    assert ok.exercise_minutes == 25  # three answered with a value: 21 minutes
+    assert LessonStats("ok", 1000, 2200, 60, 20, 3, 30, programs=2).exercise_minutes == 30  # 27
+    assert LessonStats("slow", 1000, 2200, 60, 20, 3, 30, core_code_lines=160,
                        predictions=5).over_budget == ["core 40 min > 35"]
 
 

@@ -32,11 +32,11 @@ def storage_bytes(*tensors):
 
 def assert_drawn_before_and_after_backward(output):
     view = draw(output)
-    assert "<svg" in view.svg() and " 0 freed" in repr(view).splitlines()[0]
+    assert "<svg" in view.svg() and " 0 that freed them" in repr(view).splitlines()[0]
     output.backward()
     assert retained_bytes(output, include_leaves=True) == 0
     assert all(row.freed for row in saved_tensors(output))
-    assert " 0 freed" not in repr(draw(output)).splitlines()[0]
+    assert " 0 that freed them" not in repr(draw(output)).splitlines()[0]
 
 
 def rows_of(output, **kwargs):

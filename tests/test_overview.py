@@ -173,9 +173,14 @@ def test_freed_and_shared_blocks_stay_visible():
     assert after.source.count("color=red") == 3 + 1  # 3 freed boxes, 1 legend entry
     assert after.source.count("fillcolor=thistle") == 2 + 1
     assert "color=red" not in before.source and "freed" not in before.source
-    assert "0 freed, 675.4 kB kept alive" in repr(before)
-    assert "168 hold saved tensors, 168 freed" in repr(after)
+    assert "0 that freed them, 675.4 kB kept alive" in repr(before)
+    assert "168 that saved tensors, 168 that freed them" in repr(after)
     assert "all nodes run by the backward passes of loss1 and loss2" in repr(after)
+    assert after.description == (
+        "Overview of loss1 and loss2: 933 nodes in 4 boxes, one per block of the model "
+        "(embed, encoder.layers.0-11 (12 alike), heads.0 and heads.1). 173 nodes saved "
+        "tensors, keeping 2.6 kB alive; 171 have freed them. The backward passes of loss1 "
+        "and loss2 share nodes in embed and encoder.layers.0-11 (12 alike).")
 
 
 def test_summary_of_a_small_model():
@@ -186,13 +191,25 @@ def test_summary_of_a_small_model():
     # Each ReLU goes with the Linear before it, the loss with the last Linear. Each
     # storage counts once: the ReLU's result that the next Linear saves too counts in "0".
     assert repr(overview(loss, params=dict(model.named_parameters()))) == "\n".join([
-        "overview of output 0 (): 16 nodes in 3 boxes, 6 hold saved tensors, 0 freed, "
+        "overview of output 0 (): 16 nodes in 3 boxes, 6 that saved tensors, 0 that freed them, "
         "252 B kept alive",
-        "  0  3 nodes, 2 params, 2 hold saved tensors; kept alive: 144 B, most by ReluBackward0",
-        "  2  3 nodes, 2 params, 2 hold saved tensors; kept alive: 96 B, most by ReluBackward0",
-        "  4  4 nodes, 2 params, 2 hold saved tensors; kept alive: 12 B, most by PowBackward0"
+        "  0  3 nodes, 2 params, 2 that saved tensors; kept alive: 144 B, most by ReluBackward0",
+        "  2  3 nodes, 2 params, 2 that saved tensors; kept alive: 96 B, most by ReluBackward0",
+        "  4  4 nodes, 2 params, 2 that saved tensors; kept alive: 12 B, most by PowBackward0"
         " -> output 0",
     ])
+
+
+def test_the_description_of_a_small_model():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+    view = overview(model(torch.randn(3, 4)).pow(2).mean(), params=model)
+    assert view.description == (
+        "Overview of output 0: 11 nodes in 2 boxes, one per block of the model (0 and 2). "
+        "4 nodes saved tensors, keeping 156 B alive; none freed yet.")
+    bundle, metadata = view._repr_mimebundle_()
+    assert metadata == {"image/svg+xml": {"alt": view.description}}
+    assert f'aria-label="{view.description}"' in bundle["image/svg+xml"]
 
 
 def test_a_trunk_keeps_the_result_that_two_heads_use():
@@ -245,7 +262,7 @@ def test_saves_like_draw(tmp_path):
     view = overview(loss, params=dict(model.named_parameters()))
     for suffix in (".dot", ".svg", ".png"):
         assert view.save(tmp_path / f"big{suffix}").stat().st_size > 0
-    assert view._repr_mimebundle_()["text/plain"] == repr(view)
+    assert view._repr_mimebundle_()[0]["text/plain"] == repr(view)
 
 
 def test_bad_input_says_what_to_do():
@@ -310,9 +327,9 @@ def test_leaves_not_in_params_and_nodes_before_any_parameter_have_boxes():
     view = overview(loss, params=dict(linear.named_parameters()))
     assert repr(view).splitlines()[1:] == [
         "  (leaves not in params)  1 leaf",
-        "  (before any parameter)  1 node, 1 holds saved tensors; kept alive: 48 B, "
+        "  (before any parameter)  1 node, 1 that saved tensors; kept alive: 48 B, "
         "most by ExpBackward0",
-        "  (top level)             3 nodes, 2 params, 1 holds saved tensors; kept alive: 0 B"
+        "  (top level)             3 nodes, 2 params, 1 that saved tensors; kept alive: 0 B"
         " -> output 0",
     ]
     assert "fillcolor=lightblue" in view.source  # the leaf's box, as draw colours leaves
@@ -387,7 +404,7 @@ def test_a_picture_too_tall_for_the_screen_is_drawn_coarser():
 def test_a_folded_box_says_its_counts_are_totals():
     (loss,), model = transformer_losses()
     text = repr(overview(loss, params=model))
-    assert ("encoder.layers.0-11 (12 alike)  in all: 768 nodes, 144 params, 168 hold saved "
+    assert ("encoder.layers.0-11 (12 alike)  in all: 768 nodes, 144 params, 168 that saved "
             "tensors; kept alive: 672.0 kB in all, most by BmmBackward0") in text
     assert "  embed                           3 nodes, 2 params" in text  # one block: no total
 
@@ -401,7 +418,7 @@ def test_a_block_named_shared_is_not_read_as_shared_state():
     view = overview(loss1, loss2, params=dict(model.named_parameters(), loss1=loss1,
                                               loss2=loss2))
     assert repr(view).splitlines()[1] == (
-        "  shared  3 nodes, 2 params, 2 hold saved tensors; kept alive: 144 B, most by "
+        "  shared  3 nodes, 2 params, 2 that saved tensors; kept alive: 144 B, most by "
         "ReluBackward0; all nodes run by the backward passes of loss1 and loss2")
     assert "shared by" not in repr(view) and "shared by" not in view.source
     assert "run by the backward passes of loss1 and loss2" in view.source
@@ -483,7 +500,7 @@ def test_a_long_text_form_is_cut():
     assert len(lines) == 1 + 30 + 1
     assert lines[-1] == "  ... 47 more boxes left out: print(overview(...).summary) shows all 77"
     assert len(view.summary.splitlines()) == 1 + 77
-    assert view._repr_mimebundle_()["text/plain"] == repr(view)
+    assert view._repr_mimebundle_()[0]["text/plain"] == repr(view)
 
 
 def test_without_graphviz_the_default_view_is_kept(monkeypatch, tmp_path):

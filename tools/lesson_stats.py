@@ -11,11 +11,16 @@ The time a lesson states on its "**Time:**" line is for its core, counted by par
 prose read at WORDS_PER_MINUTE; code read at CODE_LINES_PER_MINUTE (lines that are not
 blank or comments only); MINUTES_PER_CODE_CELL to run each code cell and look at its
 output; MINUTES_PER_PREDICTION to think through each "Predict" prompt; the sum rounded up
-to the next 5 minutes. The rates are set so that the lessons as they stood before this
-rule came out at the 35 to 60 minutes that independent readers took, where the old rule
-(130 words a minute, half a minute a code cell) gave 25 to 30. The exercises are timed
-apart, MINUTES_PER_EXERCISE each, and the line states both ("about 35 minutes for the
-core, and about 20 for the three exercises").
+to the next 5 minutes. The rates come from independent readers' times: the lessons as
+they stood before this rule took them 35 to 60 minutes, where the first rule (130 words a
+minute, half a minute a code cell) gave 25 to 30; a second round read cores that 110 words
+and 15 code lines a minute put at 35 minutes in 35 to 40 (38 on average), hence 100 and 13.
+
+The exercises are timed apart: MINUTES_PER_ANSWER for one whose answer is a value (a
+prediction, a set of labels), MINUTES_PER_PROGRAM for one whose answer is code (its answer
+cell defines a function), the sum rounded up to 5 minutes; readers took 5 to 10 minutes for
+the first kind and 10 to 15 for the second. The line states both ("about 35 minutes for
+the core, and about 25 for the three exercises").
 
 A silent check is a code cell (exercise check cells aside) with an `assert` outside a
 function: the reader sees nothing, and its source states the answer. Every lesson has
@@ -34,11 +39,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE_WORDS, CORE_CELLS, TOTAL_WORDS = 1500, 60, 2200
-WORDS_PER_MINUTE = 110
-CODE_LINES_PER_MINUTE = 15
+WORDS_PER_MINUTE = 100
+CODE_LINES_PER_MINUTE = 13
 MINUTES_PER_CODE_CELL = 0.5
 MINUTES_PER_PREDICTION = 1
-MINUTES_PER_EXERCISE = 7
+MINUTES_PER_ANSWER = 7    # an exercise answered with a value
+MINUTES_PER_PROGRAM = 10  # an exercise answered with code
 CORE_MINUTES = 35  # a 50-minute class: the core, and time to discuss
 
 GOING_FURTHER = re.compile(r"\s*##\s+Going further")
@@ -46,6 +52,7 @@ STATED_TIME = re.compile(r"\*\*Time:\*\*\s+about\s+(\d+)\s+minutes")
 STATED_EXERCISE_TIME = re.compile(r"\*\*Time:\*\*[^*]*?about\s+(\d+)\s+(?:minutes\s+)?for\s+the\s+\w+\s+exercises", re.S)
 PREDICTION = re.compile(r"\bPredict\b")
 CHECK_CELL = re.compile(r"\bexercise_\d+\(")
+DEFINES_A_FUNCTION = re.compile(r"^def ", re.M)
 
 
 @dataclass
@@ -61,6 +68,7 @@ class LessonStats:
     predictions: int = 0
     silent_checks: int = 0
     stated_exercise_minutes: int | None = None
+    programs: int = 0  # exercises answered with code (the rest with a value)
 
     @property
     def estimated_minutes(self) -> int:
@@ -72,7 +80,9 @@ class LessonStats:
 
     @property
     def exercise_minutes(self) -> int:
-        return 5 * math.ceil(self.exercises * MINUTES_PER_EXERCISE / 5)
+        minutes = (self.programs * MINUTES_PER_PROGRAM
+                   + (self.exercises - self.programs) * MINUTES_PER_ANSWER)
+        return 5 * math.ceil(minutes / 5)
 
     @property
     def over_budget(self) -> list:
@@ -101,6 +111,11 @@ def _code_lines(cells) -> int:
     return sum(1 for c in cells if c["cell_type"] == "code"
                for line in _source(c).splitlines()
                if line.strip() and not line.strip().startswith(("#", "%")))
+
+
+def _is_answer_cell(cell) -> bool:
+    """An exercise's answer cell: its worked solution is in the cell's classroom metadata."""
+    return cell["cell_type"] == "code" and "exercise" in cell.get("metadata", {}).get("classroom", {})
 
 
 def _is_silent_check(cell) -> bool:
@@ -147,6 +162,7 @@ def lesson_stats(path: Path) -> LessonStats:
                         if c["cell_type"] == "markdown"),
         silent_checks=sum(_is_silent_check(c) for c in cells),
         stated_exercise_minutes=int(stated_exercises.group(1)) if stated_exercises else None,
+        programs=sum(_is_answer_cell(c) and bool(DEFINES_A_FUNCTION.search(_source(c))) for c in cells),
     )
 
 
@@ -171,7 +187,8 @@ def table(paths) -> str:
                 f"{CORE_MINUTES} min, total <= {TOTAL_WORDS} words; estimate = core words / "
                 f"{WORDS_PER_MINUTE} + code lines / {CODE_LINES_PER_MINUTE} + "
                 f"{MINUTES_PER_CODE_CELL} min per code cell + {MINUTES_PER_PREDICTION} min per "
-                f"'Predict', rounded up to 5 min; exercises {MINUTES_PER_EXERCISE} min each; "
+                f"'Predict', rounded up to 5 min; exercises {MINUTES_PER_ANSWER} min each, "
+                f"{MINUTES_PER_PROGRAM} if answered with code; "
                 f"silent = code cells with an assert outside a function (should be 0)")
     return "\n".join(rows)
 

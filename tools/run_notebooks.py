@@ -4,7 +4,8 @@
     python tools/run_notebooks.py notebooks/02_retain_graph.ipynb
 
 Cells tagged `raises-exception` may raise (their error is stored); an error in
-any other cell stops with a message. Run from anywhere: each kernel starts in its
+any other cell stops with a message. Each picture's alt text is then written into its
+cell's metadata (tools/alt_text.py). Run from anywhere: each kernel starts in its
 lesson's folder, as JupyterLab's does (notebooks/, or notebooks/ko/ for the Korean
 edition, whose matplotlibrc gives the plots a Korean font).
 """
@@ -13,6 +14,11 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+try:
+    from tools import alt_text
+except ImportError:  # run as a script: tools/ is on the path, not the folder above it
+    import alt_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -71,8 +77,12 @@ def execute(notebook, folder: Path, start_lock=None):
 
 def run(path: Path) -> None:
     notebook = execute(nbformat.read(path, as_version=4), path.parent)
+    # The pictures' alt text, where the site and the decks read it (draw's is refreshed).
+    problems = alt_text.fill_lesson(notebook, path)
     nbformat.write(notebook, path)
     print(f"ran {path.relative_to(ROOT)}")
+    if problems:
+        raise RuntimeError("\n".join(problems + [alt_text.HOW_TO_FIX]))
 
 
 if __name__ == "__main__":

@@ -83,7 +83,13 @@ def _read_slots(answer):
                              "{'other'}, {'self', 'other'} or set()",
                              "값은 저장 자리의 이름을 문자열로 담은 집합입니다: {'self'}, "
                              "{'other'}, {'self', 'other'}, set()")
-        chosen[key.strip().strip("'\"").strip().lower()] = {_slot_name(item) for item in value}
+        name = key.strip().strip("'\"").strip().lower()
+        if name in chosen:  # 'y1' and 'Y1': one product given twice, the last would win
+            return None, say(f"two keys name the same product, {name}: give each product "
+                             f"once",
+                             f"두 키가 같은 곱({name})을 가리킵니다. 곱마다 한 번씩만 "
+                             f"주세요")
+        chosen[name] = {_slot_name(item) for item in value}
     unknown = sorted(set(chosen) - set(PRODUCTS))
     if unknown:
         return None, say(f"unknown name(s) {_quoted(unknown)}: the products are "

@@ -107,15 +107,17 @@ def _survives_second_backward(label) -> bool:
 def _hint_1() -> str:
     """The reasoning to redo, the same for every wrong answer: no label's verdict."""
     return say("not the set that survives. For each expression, ask whether some node's gradient "
-               "formula needs a value: that node saves it as a tensor, and the first backward "
-               "frees it, even when the value is the leaf `a` you still hold (section 2) or a "
-               "plain number such as the 2 in `b * 2` (section 1). A node whose gradient needs no "
-               "value saves nothing, as for a.sum() and a + 1 (section 4). Check with "
+               "formula needs a value that it saves as a tensor: the first backward frees it, "
+               "even when the value is the leaf `a` you still hold (section 2) or a plain number "
+               "such as the 2 in `b * 2`, which MulBackward0 saves as a tensor (section 1; a "
+               "number a node keeps as a plain number is no saved tensor). A node whose gradient "
+               "needs no value saves nothing, as for a.sum() and a + 1 (section 4). Check with "
                "saved_tensors(expression).",
-               "살아남는 식의 집합이 아닙니다. 식마다, 어떤 노드의 변화도 공식에 값이 필요한지 "
-               "따져 보세요: 그런 노드는 그 값을 텐서로 저장하고, 첫 번째 역전파가 그것을 "
-               "해제합니다. 그 값이 여러분이 아직 가지고 있는 잎 텐서 `a`여도(2절), `b * 2`의 2 "
-               "같은 평범한 수여도(1절) 마찬가지입니다. 변화도에 아무 값도 필요 없는 노드는 "
+               "살아남는 식의 집합이 아닙니다. 식마다, 어떤 노드가 변화도 공식에 필요한 값을 "
+               "텐서로 저장하는지 따져 보세요: 첫 번째 역전파가 그 텐서를 해제합니다. 그 값이 "
+               "여러분이 아직 가지고 있는 잎 텐서 `a`여도(2절), `b * 2`의 2 같은 평범한 수여도"
+               "(1절, MulBackward0 노드는 이 수를 텐서로 저장합니다) 마찬가지입니다. 노드가 평범한 "
+               "수 그대로 간직하는 수는 저장된 텐서가 아닙니다. 변화도에 아무 값도 필요 없는 노드는 "
                "아무것도 저장하지 않습니다. 4절의 a.sum()과 a + 1이 그렇습니다. "
                "saved_tensors(식)으로 확인해 보세요.")
 
@@ -272,20 +274,10 @@ def _reference_gradient():
     return w.grad
 
 
-def _given(gradients) -> bool:
-    """Whether backward's `grad_tensors` (Tensor.backward's `gradient=`) holds a value."""
-    if gradients is None:
-        return False
-    if isinstance(gradients, torch.Tensor):
-        return True
-    return any(g is not None for g in gradients)
-
-
 @contextmanager
 def _watched_graph(w, losses):
     """Watch the reader's backward calls on the graph of `losses`: for each call, its
-    flags, whether it was given `gradient=`, the weight each loss it started from
-    received, whether it failed, and `w.grad` before and after it; and how many times
+    flags, the weight each loss it started from received, whether it failed, and `w.grad` before and after it; and how many times
     each node of the graph ran, over all calls."""
     calls, runs, handles = [], {}, []
     current = []  # the call running now, for the hooks
@@ -309,9 +301,13 @@ def _watched_graph(w, losses):
 
     def recorded(*args, **kwargs):
         arguments = BACKWARD_SIGNATURE.bind(*args, **kwargs).arguments
+        # The engine reads a flag as an integer, not through bool(): a value that is not
+        # True, False or None could keep the graph while bool() says it does not.
+        odd = [(name, arguments[name]) for name in ("retain_graph", "create_graph")
+               if arguments.get(name) is not None and not isinstance(arguments[name], bool)]
         call = {"retain": bool(arguments.get("retain_graph") or arguments.get("create_graph")),
-                "create": bool(arguments.get("create_graph")),
-                "gradient": _given(arguments.get("grad_tensors")), "weights": [],
+                "create": bool(arguments.get("create_graph")), "odd": odd,
+                "weights": [],
                 "failed": False, "before": None if w.grad is None else w.grad.clone()}
         calls.append(call)
         current.append(call)
@@ -369,6 +365,14 @@ def exercise_3(answer) -> Verdict:
             if which_error(error) == FREED_BUFFER:
                 return not_yet(_freed_hint())
             return not_yet(raised(error))
+    odd = next((flag for call in calls for flag in call["odd"]), None)
+    if odd:
+        name, value = odd
+        return not_yet(say(f"{name}= was given {_element(value)}: pass True or False (or leave "
+                           "it out), so that the count of retain_graph=True is what autograd did.",
+                           f"{name}=에 {_element(value)}이(가) 왔습니다: True나 False를 넘기세요"
+                           "(또는 생략하세요). 그래야 retain_graph=True의 개수가 autograd가 실제로 "
+                           "한 일과 맞습니다."))
     if any(call["failed"] for call in calls):
         return not_yet(_freed_hint())
     if len(seen) > len(calls):
@@ -394,9 +398,9 @@ def exercise_3(answer) -> Verdict:
                            "receive, each call on one loss.",
                            "받은 세 손실 각각에 backward()를 정확히 한 번씩, 호출마다 손실 하나씩 "
                            "호출하세요."))
-    if any(call["gradient"] for call in calls) or not all(
-            weight is not None and bool((weight == 1).all())
-            for call in calls for _, weight in call["weights"]):
+    # A gradient= of ones is the default, said aloud; any other weight changes w.grad's shares.
+    if not all(weight is not None and bool((weight == 1).all())
+               for call in calls for _, weight in call["weights"]):
         return not_yet(say("a call gives its loss a weight (a factor or a gradient= argument): "
                            "call backward() on each loss itself.",
                            "어떤 호출이 손실에 가중치(계수나 gradient= 인자)를 줍니다: 손실 자체에서 "

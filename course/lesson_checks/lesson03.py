@@ -204,7 +204,7 @@ def _model_with(label):
 
 
 def keeps_the_equality(label) -> bool:
-    """Run it: do 4 micro-batches weighted 1/4 give the full batch's gradient?"""
+    """Run it: do 4 micro-batches, each loss scaled by 1/4, give the full batch's gradient?"""
     X, y = _regression_data(N_SAMPLES_2, seed=3)
     model = _model_with(label)
     full = _grads(lambda: F.mse_loss(model(X), y), model)
@@ -454,20 +454,27 @@ def exercise_3(answer) -> Verdict:
                                f"{raised(error)} (샘플 {N_SAMPLES_3}개에 n_micro={n_micro}로 "
                                "호출했을 때)"))
         if len(sizes) != n_micro or min(sizes, default=0) < 1 or sum(sizes) != N_SAMPLES_3:
-            return not_yet(say(f"with n_micro={n_micro}, expected {n_micro} forward passes on "
-                               f"micro-batches that together hold the {N_SAMPLES_3} samples; "
-                               f"the model saw {len(sizes)}, of sizes {sizes}",
+            # the checker sees a forward pass only as a call to model(...): say so when it
+            # saw none (a forward written with F.linear on model.weight, say)
+            unseen = say("; a forward pass counts only as a call to model(...) on a "
+                         "micro-batch", ". 채점기는 마이크로 배치로 model(...)을 호출한 것만 "
+                         "순전파로 셉니다") if not sizes else ""
+            return not_yet(say(f"with n_micro={n_micro}, expected {n_micro} forward passes, "
+                               f"calls to model(...), on micro-batches that together hold the "
+                               f"{N_SAMPLES_3} samples; model(...) was called {len(sizes)} "
+                               f"time(s), on inputs of sizes {sizes}{unseen}",
                                f"n_micro={n_micro}일 때, 합쳐서 샘플 {N_SAMPLES_3}개를 담은 "
-                               f"마이크로 배치들에 순전파가 {n_micro}번 있어야 합니다. 모델이 "
-                               f"받은 입력: {len(sizes)}개, 크기 {sizes}"))
+                               f"마이크로 배치들로 순전파, 곧 model(...) 호출이 {n_micro}번 "
+                               f"있어야 합니다. model(...) 호출: {len(sizes)}번, 입력 크기 "
+                               f"{sizes}{unseen}"))
         if backwards != n_micro or len(reached["weight"]) != n_micro:
             return not_yet(say(f"with n_micro={n_micro}, expected one backward() per "
-                               f"micro-batch, {n_micro} in all, each reaching the weight; "
+                               f"micro-batch, {n_micro} in all, each reaching model.weight; "
                                f"counted {backwards} backward call(s), {len(reached['weight'])} "
-                               "reaching the weight",
+                               "reaching model.weight",
                                f"n_micro={n_micro}일 때, 마이크로 배치마다 한 번씩, 모두 "
-                               f"{n_micro}번의 backward()가 있고 각각 가중치까지 닿아야 "
-                               f"합니다. 센 결과: backward 호출 {backwards}번, 그중 가중치에 "
+                               f"{n_micro}번의 backward()가 있고 각각 model.weight까지 닿아야 "
+                               f"합니다. 센 결과: backward 호출 {backwards}번, 그중 model.weight에 "
                                f"닿은 것 {len(reached['weight'])}번"))
         if overlapping:
             return not_yet(say(f"with n_micro={n_micro}, a forward pass began while an earlier "
@@ -511,10 +518,10 @@ def exercise_3(answer) -> Verdict:
                                f"n_micro={n_micro}일 때, 함수가 끝난 뒤 어떤 매개변수의 .grad가 "
                                "None입니다"))
         if not _came_from_backward(model.weight.grad, stale[0], reached["weight"]):
-            return not_yet(say(f"with n_micro={n_micro}, the weight's .grad is not what your "
+            return not_yet(say(f"with n_micro={n_micro}, model.weight's .grad is not what your "
                                "backward() calls computed: let them fill .grad, do not write a "
                                "gradient in by hand",
-                               f"n_micro={n_micro}일 때, 가중치의 .grad가 backward() 호출들이 "
+                               f"n_micro={n_micro}일 때, model.weight의 .grad가 backward() 호출들이 "
                                "계산한 값이 아닙니다. .grad는 backward()가 채우게 두고, "
                                "변화도를 손으로 써넣지 마세요"))
         if _changed_after_backward(model, left):
@@ -540,7 +547,7 @@ def exercise_3(answer) -> Verdict:
                                    f"n_micro={n_micro}일 때: {hint}"))
         return not_yet(say(f"with n_micro={n_micro} the gradients differ from the full "
                            "batch's: each micro-batch loss is a mean over its own samples; "
-                           "what weight makes every sample count as in the mean over all "
+                           "what scale makes every sample count as in the mean over all "
                            f"{N_SAMPLES_3}?",
                            f"n_micro={n_micro}일 때, 변화도가 전체 배치의 변화도와 다릅니다. "
                            "각 마이크로 배치의 손실은 그 배치 자신의 샘플들에 대한 평균입니다. "

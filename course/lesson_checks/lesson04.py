@@ -140,14 +140,14 @@ def reasoning_hint():
         "those on a path from the loss to the tensors asked for). It raises the freed-buffer "
         "error if an earlier call without retain_graph=True ran through one of them, the "
         "version-counter error if one of them saved a tensor changed in place since "
-        "(optimizer.step() changes the parameters in place; each Linear's mat2 is its weight, "
-        "transposed), and nothing otherwise",
+        "(optimizer.step() changes in place each parameter that has a .grad; each Linear's "
+        "mat2 is its weight, transposed), and nothing otherwise",
         "역전파 호출마다 어느 노드를 지나가는지 따져 보세요(autograd.grad는 손실에서 요청한 "
         "텐서로 가는 경로 위의 노드만 실행합니다). retain_graph=True 없이 호출한 앞선 호출이 "
         "그중 하나를 지나갔다면 해제된 버퍼(freed buffer) 오류가, 그중 하나가 저장한 텐서가 그 "
         "뒤에 제자리에서 바뀌었다면 버전 카운터(version counter) 오류가 나고, 그 밖에는 오류가 "
-        "나지 않습니다(optimizer.step()은 매개변수를 제자리에서 바꾸고, 각 Linear의 mat2는 "
-        "전치된 가중치입니다)")
+        "나지 않습니다(optimizer.step()은 .grad가 있는 매개변수를 모두 제자리에서 바꾸고, 각 "
+        "Linear의 mat2는 전치된 가중치입니다)")
 
 
 def _error_raised_by_sequence(model_class, sequence):

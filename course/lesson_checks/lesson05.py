@@ -4,8 +4,10 @@ Every checker works out the right answer by running PyTorch, not from a stored k
 exercise 1 builds the model its text shows and reads the storages its graph saves;
 exercise 2 runs each snippet and watches which activations are still alive when it ends;
 exercise 3 runs the reader's function and watches the activations while it runs and after
-it returns, then compares its results with the leaky version's. None of them moves the
-global RNG: models are built with `seeding.fresh`, batches come from private generators.
+it returns, and the mode its model's Dropout ran in, then compares its results with the
+leaky version's. None of them moves the global RNG: models are built with `seeding.fresh`,
+batches come from private generators, and the reader's function runs on a forked RNG (a
+Dropout left in training mode draws from it).
 """
 import numbers
 import weakref
@@ -87,21 +89,27 @@ def _exercise_1_measured() -> int:
     return retained_bytes(_exercise_1_loss(_exercise_1_model()))
 
 
+def _is_shape(shape) -> bool:
+    """A tuple, list or torch.Size of positive whole numbers (not bools)."""
+    return isinstance(shape, (list, tuple, torch.Size)) and \
+        all(isinstance(n, numbers.Integral) and not isinstance(n, bool) and n > 0 for n in shape)
+
+
 def _read_shapes(answer):
-    """A Counter of shapes (tuples of ints) from a list of shapes, or None."""
+    """(a Counter of shapes as tuples of ints, None) from a list of shapes; else (None, the
+    first entry that is not a shape), or (None, None) when the answer is not a list at all."""
     if isinstance(answer, (str, bytes, dict, torch.Tensor)) or \
             not isinstance(answer, (list, tuple, set, frozenset)):
-        return None
-    shapes = []
+        return None, None
     for shape in answer:
-        if isinstance(shape, (str, bytes, dict, set, frozenset)) or \
-                not isinstance(shape, (list, tuple, torch.Size)):
-            return None
-        if not all(isinstance(n, numbers.Integral) and not isinstance(n, bool) and n > 0
-                   for n in shape):
-            return None
-        shapes.append(tuple(int(n) for n in shape))
-    return Counter(shapes)
+        if not _is_shape(shape):
+            return None, shape
+    return Counter(tuple(int(n) for n in shape) for shape in answer), None
+
+
+def _short_repr(value, limit=40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _parameter_shapes(model) -> set:
@@ -124,12 +132,18 @@ def exercise_1(answer) -> Verdict:
                            f"{SHAPES_EXAMPLE}; the checker adds up the bytes",
                            f"숫자가 아니라 스토리지마다 shape 하나씩을 주세요. {SHAPES_EXAMPLE} "
                            "같은 리스트입니다. 바이트 수는 확인 함수가 더합니다"))
-    given = _read_shapes(answer)
-    if given is None:
+    given, odd_entry = _read_shapes(answer)
+    if given is None and odd_entry is None:
         return not_yet(say(f"expected a list of shapes such as {SHAPES_EXAMPLE}, each a tuple "
                            f"of positive whole numbers; got {kind(answer)}",
                            f"{SHAPES_EXAMPLE}처럼 양의 정수로 된 튜플들의 리스트가 와야 하는데 "
                            f"{kind(answer)}가 왔습니다"))
+    if given is None:  # a list, but one of its entries is not a shape
+        entry = _short_repr(odd_entry)
+        return not_yet(say(f"expected a list of shapes such as {SHAPES_EXAMPLE}, each a tuple "
+                           f"of positive whole numbers; the entry {entry} is not one",
+                           f"{SHAPES_EXAMPLE}처럼 양의 정수로 된 튜플들의 리스트가 와야 하는데, "
+                           f"{entry} 항목은 그런 튜플이 아닙니다"))
     if not given:
         return not_yet(say("the list is empty: go through the nodes from the loss back and list, "
                            "once each, the storages their backward needs",
@@ -306,15 +320,32 @@ def exercise_2(answer) -> Verdict:
 # Exercise 3: fix `evaluate`, which returns the average loss and the predictions, and leaks.
 
 def _exercise_3_setup():
-    model = fresh(lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1)),
-                  seed=11)
+    """A model with Dropout, so that its results depend on `model.eval()`: as the lesson's
+    section 3 shows, eval() and no_grad() do different jobs, and the fix needs both."""
+    model = fresh(lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Dropout(0.5),
+                                        nn.Linear(32, 1)), seed=11)
     batches = [(_batch(20 + k, 8, 16), _batch(40 + k, 8, 1)) for k in range(4)]
     return model, batches
 
 
+def _activations_in(model) -> int:
+    """How many activation modules a forward pass through `model` runs (each records once)."""
+    return sum(isinstance(module, ACTIVATIONS) for module in model.modules())
+
+
+def _dropout_modes(model) -> list:
+    """A list that gets, each time a Dropout of `model` runs, whether it was in training mode."""
+    modes = []
+    for module in model.modules():
+        if isinstance(module, nn.Dropout):
+            module.register_forward_pre_hook(lambda module, inputs: modes.append(module.training))
+    return modes
+
+
 def _exercise_3_expected():
-    """The leaky version's results, worked out under torch.no_grad()."""
+    """The leaky version's results, worked out in eval mode under torch.no_grad()."""
     model, batches = _exercise_3_setup()
+    model.eval()
     with torch.no_grad():
         outputs = [model(x) for x, _ in batches]
         losses = [nn.functional.mse_loss(out, y).item() for out, (_, y) in zip(outputs, batches)]
@@ -336,8 +367,8 @@ def _has_graph(value) -> bool:
 def _run_evaluation(answer, model, batches):
     """Call the reader's function; return (result, problem): problem is a hint or None."""
     grad_mode = torch.is_grad_enabled()
-    try:
-        with watch_backward_calls() as calls:
+    try:  # on a forked RNG: a Dropout left in training mode draws from it
+        with torch.random.fork_rng(devices=[]), watch_backward_calls() as calls:
             result = answer(model, batches)
     except Exception as error:  # the reader's code: report it, don't crash the cell
         return None, raised(error)
@@ -416,7 +447,7 @@ def exercise_3(answer) -> Verdict:
                            f"받는 함수가 와야 하는데 {kind(answer)}가 왔습니다"))
     expected_average, expected_predictions, losses = _exercise_3_expected()
     model, batches = _exercise_3_setup()
-    watch = _ActivationWatch(model)
+    watch, dropout_modes = _ActivationWatch(model), _dropout_modes(model)
     result, problem = _run_evaluation(answer, model, batches)
     if problem:
         return not_yet(problem)
@@ -425,6 +456,12 @@ def exercise_3(answer) -> Verdict:
                            "in batches",
                            "함수가 모델을 한 번도 실행하지 않았습니다: batches의 모든 (x, y)에 "
                            "대해 model(x)를 호출하세요"))
+    runs = len(watch.refs) // _activations_in(model)
+    if runs < len(batches):  # fewer runs than batches: some results did not come from the model
+        return not_yet(say(f"your function ran the model {runs} time(s) for {len(batches)} batches: "
+                           "run it on each batch's inputs and use what it returns",
+                           f"배치 {len(batches)}개에 모델을 {runs}번 실행했습니다. 배치마다 입력에 "
+                           "실행하고, 그 결과를 쓰세요"))
     alive = watch.alive()  # `result` is still held here, as a caller would hold it
     if alive:
         holders = _graph_holders(result)
@@ -454,6 +491,13 @@ def exercise_3(answer) -> Verdict:
                            f"함수가 반환된 뒤에는 남는 것이 없지만, 실행되는 동안 그래프가 "
                            f"쌓입니다: 어떤 배치가 실행될 때 앞선 배치 {piled_up}개의 활성값이 "
                            "아직 살아 있었습니다. 그래프가 쌓이지 않게 하세요"))
+    if any(dropout_modes):
+        return not_yet(say("your function ran the model in training mode, where the checker's "
+                           "model's Dropout zeroes activations at random: evaluate's results "
+                           "depend on eval mode; keep model.eval()",
+                           "함수가 모델을 학습 모드로 실행했습니다. 학습 모드에서는 채점기 모델의 "
+                           "Dropout이 활성값을 무작위로 0으로 만듭니다. evaluate의 결과는 평가 "
+                           "모드에 달려 있으니 model.eval()을 그대로 두세요"))
     hint = _check_results(result, expected_average, expected_predictions, losses)
     if hint:
         return not_yet(hint)

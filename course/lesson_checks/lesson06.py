@@ -5,7 +5,8 @@ ones the exercise text describes (the lesson's layers and data shapes, seeded he
 without touching the reader's random numbers):
 
 - exercise 1 runs the reader's chunk-by-chunk training function on an `nn.LSTM` and
-  the lesson's two sine waves, watching every backward call and optimizer step, and
+  the lesson's two sine waves, watching every backward call, optimizer step and forward
+  pass (a chunk's forward run twice, to build its graph again, is no answer), and
   compares the trained weights with those of truncated BPTT over two chunks (the state's
   graph carried from chunk 0 into chunk 1, cut before chunk 2; one step per two chunks);
 - exercise 2 runs each of three sequences of calls on real PyTorch and reads which
@@ -143,14 +144,25 @@ def _state_from_zeros_each_chunk(lstm, head, chunks, optimizer):
             optimizer.zero_grad()
 
 
-def _trained_weights(train, events=None, is_the_answer=False):
+def _time_steps(inputs):
+    """How many time steps a forward pass of the (batch_first) LSTM ran over."""
+    if not isinstance(inputs, torch.Tensor):
+        return 0
+    return inputs.shape[1] if inputs.dim() == 3 else inputs.shape[0] if inputs.dim() == 2 else 0
+
+
+def _trained_weights(train, events=None, is_the_answer=False, forwards=None):
     """A fresh LSTM task and SGD optimizer, `train` run on them: the trained weights.
     events: a list to which each optimizer step adds _STEP. is_the_answer: `train` is
-    the reader's function (the checker's own functions refuse to run under it)."""
+    the reader's function (the checker's own functions refuse to run under it).
+    forwards: a list to which each forward pass of the LSTM adds its time steps."""
     lstm, head, chunks = lstm_task()
     optimizer = torch.optim.SGD(_parameters(lstm, head), lr=LEARNING_RATE)
     if events is not None:
         optimizer.register_step_post_hook(lambda *args: events.append(_STEP))
+    if forwards is not None:
+        lstm.register_forward_hook(lambda module, inputs, output: forwards.append(
+            _time_steps(inputs[0] if inputs else None)))
     train(lstm, head, chunks, optimizer)
     return [p.detach().clone() for p in _parameters(lstm, head)]
 
@@ -199,7 +211,7 @@ def _hint_for_error(error):
     if isinstance(error, AttributeError) and "tuple" in str(error):
         return say("the LSTM's state is a tuple (h, c), and a tuple has no tensor methods",
                    "LSTM의 상태는 튜플 (h, c)이고, 튜플에는 텐서의 메서드가 없습니다")
-    if isinstance(error, TypeError) and "NoneType" in str(error):
+    if isinstance(error, (TypeError, AttributeError)) and "NoneType" in str(error):
         return say("the state is None before the first chunk: only a real state can be cut",
                    "첫 번째 청크 전에는 상태가 None입니다: 실제 상태가 있어야 끊을 수 있습니다")
     return say(f"your function raised {errors.describe(error)} (it is called as "
@@ -246,9 +258,10 @@ def exercise_1(answer) -> Verdict:
                            f"{kind(answer)}가 왔습니다"))
     if getattr(answer, "__module__", None) == __name__:
         return not_yet(_own_function())
+    forwards = []
     with watch_backward_calls() as events:
         try:
-            trained = _trained_weights(answer, events, is_the_answer=True)
+            trained = _trained_weights(answer, events, is_the_answer=True, forwards=forwards)
         except Exception as error:  # the reader's code: report it, don't crash the cell
             return not_yet(_hint_for_error(error))
     if not any(event != _STEP for event in events):
@@ -264,6 +277,16 @@ def exercise_1(answer) -> Verdict:
                            "가중치는 맞지만, 그래프를 유지하는 역전파(retain_graph=True)가 있는데 "
                            "스텝 전에 그 그래프를 다시 지나가는 역전파가 없습니다: 무엇을, 누구를 "
                            "위해 붙잡아 두나요?"))
+    time_steps = sum(_time_steps(inputs) for inputs, _ in waves_in_chunks())
+    if sum(forwards) > time_steps:
+        return not_yet(say(f"right weights, but the LSTM ran forward over {sum(forwards)} time "
+                           f"steps for the chunks' {time_steps}: each chunk's forward should run "
+                           "once; keep its graph for the backward that needs it instead of "
+                           "building it again",
+                           f"가중치는 맞지만, 청크의 시점은 {time_steps}개인데 LSTM은 "
+                           f"{sum(forwards)}개 시점의 순전파를 했습니다: 각 청크의 순전파는 한 번만 "
+                           "해야 합니다. 그래프를 다시 만들지 말고, 처음 만든 그래프를 그것이 필요한 "
+                           "역전파까지 두세요"))
     steps = sum(event == _STEP for event in events)
     stretches = len(waves_in_chunks()) // CHUNKS_PER_STEP
     if steps != stretches:
@@ -307,12 +330,12 @@ def _actor_critic():
         actor, critic = nn.Linear(16, 3), nn.Linear(16, 1)
         states, actions, returns = torch.randn(8, 4), torch.randint(0, 3, (8,)), torch.randn(8, 1)
 
-    def losses(encoder, actor, critic):
+    def losses(encoder, actor, critic, cut_features=False):
         features = encoder(states)
-        values = critic(features)
-        advantages = (returns - values).detach()
-        log_probs = F.log_softmax(actor(features), dim=1).gather(1, actions.unsqueeze(1))
-        return -(log_probs * advantages).mean(), F.mse_loss(values, returns)
+        values = critic(features.detach() if cut_features else features)
+        advantages = (returns - values).detach().squeeze(1)
+        minus_log_probs = F.cross_entropy(actor(features), actions, reduction="none")
+        return (minus_log_probs * advantages).mean(), F.mse_loss(values, returns)
 
     actor_opt = torch.optim.SGD([*encoder.parameters(), *actor.parameters()], lr=0.1)
     critic_opt = torch.optim.SGD(critic.parameters(), lr=0.5)

@@ -3,9 +3,10 @@
 Both exercises hand the reader a broken training loop, as a function
 `train(encoder, head, opt, x, y, steps)` that returns the loss of every step; the reader
 fixes it. The check cell passes the lesson's own `make_net`, `x` and `y`; nothing here
-defines the lesson's net. Exercise 1 first asks for a prediction, made by reading the loop
-(the step that fails first, and the name that hands it an earlier step's graph), and checks
-it before the fix. Each checker:
+defines the lesson's net. Each exercise first asks for a prediction, made by reading the
+loop, and checks it before the fix: the step that fails first, and (exercise 1) the name
+that hands it an earlier step's graph or (exercise 2) the kind of error. A wrong pick gets
+a hint about that pick, which does not point at the right one. Each checker:
 
 - builds a fresh net with `make_net()` (its seeding is kept from the reader's random
   numbers) and runs the reader's function for STEPS steps, watching every backward call
@@ -261,33 +262,88 @@ def _anchor_made_every_step(encoder, head, opt, x, y, steps):
                      lambda features, anchor: features.detach())
 
 
+LOOP_NAMES = ("anchor", "losses", "features", "loss", "encoder", "head", "opt", "x", "y",
+              "steps")  # the names exercise 1's loop sets or reads
+
+
+def _not_the_carrier(name):
+    """Why `name`, a name of exercise 1's loop that is not the carrier, hands no step an
+    earlier step's graph; the hint says nothing of which name does."""
+    if name == "features":
+        return say("features is made afresh, by encoder(x), in every step: its graph is that "
+                   "step's own",
+                   "features는 매 스텝 encoder(x)로 새로 만들어집니다. 그 그래프는 그 스텝 "
+                   "자신의 것입니다")
+    if name == "loss":
+        return say("loss is made afresh in every step, and its backward runs in that same step",
+                   "loss는 매 스텝 새로 만들어지고, 그 역전파도 같은 스텝 안에서 실행됩니다")
+    if name == "losses":
+        return say("losses holds loss.item() values: plain numbers, with no graph",
+                   "losses에는 loss.item() 값, 곧 그래프 없는 보통의 숫자가 들어 있습니다")
+    if name in ("encoder", "head", "opt"):
+        return say(f"{name} holds parameters, and a parameter is a leaf: no graph behind it",
+                   f"{name}에는 매개변수가 들어 있고, 매개변수는 잎(leaf)이라서 그 뒤에 "
+                   "그래프가 없습니다")
+    return say(f"{name} is data that the loop only reads: it has no grad_fn",
+               f"{name}에는 루프가 읽기만 하는 데이터가 들어 있고, grad_fn이 없습니다")
+
+
+def _given(value):
+    """What the reader gave: a short int or string as written (-1, 'in-place'), anything
+    else by its kind ('a float')."""
+    if isinstance(value, (int, str)) and not isinstance(value, bool) and len(repr(value)) <= 30:
+        return repr(value)
+    return kind(value)
+
+
 def _prediction_hint(failing_step, carrier):
-    """None when exercise 1's prediction is right (step 1; `anchor`), else what to do."""
+    """None when exercise 1's prediction is right (step 1; `anchor`), else a verdict. A
+    wrong step and a wrong name get hints of their own, each about the reader's pick: the
+    step's hint names no name, and the name's hint no step."""
     if failing_step is None or carrier is None:
         return unanswered(say(
             "first, before running the loop, answer in the cell: failing_step, the first "
             "step that fails (0, 1, 2, ...), and carrier, the name (a string) that hands "
             "that step an earlier step's graph",
-            "먼저, 루프를 실행하기 전에 셀에 답하세요: failing_step에는 처음 실패하는 "
+            "먼저, 루프를 실행하기 전에 셀에 답하세요. failing_step에는 처음 실패하는 "
             "스텝(0, 1, 2, ...)을, carrier에는 그 스텝에 앞선 스텝의 그래프를 넘겨주는 "
             "이름(문자열)을 적습니다"))
-    if isinstance(failing_step, bool) or not isinstance(failing_step, int):
-        return not_yet(say(f"failing_step is a step number, 0, 1, 2, ...; got {kind(failing_step)}",
+    if isinstance(failing_step, bool) or not isinstance(failing_step, int) or failing_step < 0:
+        return not_yet(say(f"failing_step is a step number, 0, 1, 2, ...; got {_given(failing_step)}",
                            "failing_step은 스텝 번호(0, 1, 2, ...)입니다. 그런데 "
-                           f"{kind(failing_step)}가 왔습니다"))
+                           f"{_given(failing_step)}가 왔습니다"))
     if not isinstance(carrier, str):
         return not_yet(say(f"carrier is a name from the loop, as a string; got {kind(carrier)}",
                            "carrier는 루프에 나오는 이름을 문자열로 적은 것입니다. 그런데 "
                            f"{kind(carrier)}가 왔습니다"))
-    if failing_step != 1 or carrier.strip() != "anchor":  # one verdict for the pair
+    if failing_step == 0:
         return not_yet(say(
-            "not yet: trace the loop by hand, step by step. Which name is set in one step "
-            "and read in a later one while it still has a grad_fn, and what had an earlier "
-            "backward freed by the time a step's loss leads back to it?",
-            "아직 아닙니다: 루프를 손으로 한 스텝씩 따라가 보세요. 한 스텝에서 설정되고, "
-            "grad_fn을 지닌 채로 그 뒤의 스텝에서 읽히는 이름은 무엇이고, 어떤 스텝의 손실이 "
-            "그것까지 거슬러 올라갈 때 앞선 역전파가 이미 무엇을 해제했나요?"))
-    return None
+            "trace step 0 by hand: when its backward runs, has any earlier backward freed "
+            "what it needs, or has anything it needs been changed in place?",
+            "스텝 0을 손으로 따라가 보세요. 그 역전파가 실행될 때, 그것이 필요로 하는 것을 "
+            "앞선 역전파가 해제했나요? 아니면 그것이 필요로 하는 무언가가 제자리에서 "
+            "바뀌었나요?"))
+    if failing_step != 1:
+        return not_yet(say(
+            f"for step {failing_step} to be the first to fail, step 1 must run through: "
+            "trace step 1 by hand. What does its loss lead back to, and what had step 0's "
+            "backward freed?",
+            f"스텝 {failing_step}에서 처음 실패하려면 스텝 1은 무사히 지나가야 합니다. 스텝 1을 "
+            "손으로 따라가 보세요. 그 손실은 어디까지 거슬러 올라가고, 스텝 0의 역전파는 "
+            "무엇을 해제했나요?"))
+    name = carrier.strip()
+    if name == "anchor":
+        return None
+    if name not in LOOP_NAMES:
+        return not_yet(say(
+            f"carrier is one name of the loop, as it is written there; {carrier!r} is not one",
+            f"carrier는 루프에 적힌 그대로의 이름 하나입니다. {carrier!r}는 그런 이름이 "
+            "아닙니다"))
+    return not_yet(say(
+        f"{_not_the_carrier(name)}. For each name a step reads, ask in which step its "
+        "tensor was made",
+        f"{_not_the_carrier(name)}. 스텝이 읽는 이름마다, 그 텐서가 어느 스텝에서 "
+        "만들어졌는지 물어보세요"))
 
 
 def exercise_1(answer, make_net=None, x=None, y=None, failing_step=None,
@@ -342,24 +398,62 @@ def _rows_not_scaled(encoder, head, opt, x, y, steps):
     return losses
 
 
-def exercise_2(answer, make_net=None, x=None, y=None, why=None) -> Verdict:
-    """train_on_directions: first the reason, chosen by reading the loop ("a": a write
-    changes what autograd saved before it; Tanh saved the whole output, and the first row
-    written changes it), then the fix: the head sees rows of length 1, and autograd sees
-    the whole division, with nothing that it saved changed in place."""
-    if why is None:
+ERROR_KINDS = (errors.FREED_BUFFER, errors.VERSION_COUNTER)  # the summary table's words
+
+
+def _error_kind(error_kind):
+    """ " Version_Counter" -> "version counter"; anything else as it is."""
+    if isinstance(error_kind, str):
+        return " ".join(error_kind.strip().lower().replace("_", " ").replace("-", " ").split())
+    return error_kind
+
+
+def _reason_hint(error_step, error_kind):
+    """None when exercise 2's prediction is right (step 0; "version counter"), else a verdict:
+    a hint about the reader's pick, the step's first."""
+    if error_step is None or error_kind is None:
         return unanswered(say(
-            'first, before fixing the loop, set why to "a", "b" or "c"',
-            '먼저, 루프를 고치기 전에 why를 "a", "b", "c" 가운데 하나로 정하세요'))
-    if not isinstance(why, str) or why.strip().lower() not in ("a", "b", "c"):
-        return not_yet(say(f'why is one of "a", "b" or "c"; got {kind(why)}',
-                           f'why는 "a", "b", "c" 가운데 하나입니다. 그런데 {kind(why)}가 왔습니다'))
-    if why.strip().lower() != "a":
+            "first, before fixing the loop, answer in the cell: error_step, the first step "
+            f'that fails (0, 1, 2, ...), and error_kind, "{errors.FREED_BUFFER}" or '
+            f'"{errors.VERSION_COUNTER}"',
+            "먼저, 루프를 고치기 전에 셀에 답하세요. error_step에는 처음 실패하는 스텝(0, 1, "
+            f'2, ...)을, error_kind에는 "{errors.FREED_BUFFER}"나 "{errors.VERSION_COUNTER}"를 '
+            "적습니다"))
+    if isinstance(error_step, bool) or not isinstance(error_step, int) or error_step < 0:
+        return not_yet(say(f"error_step is a step number, 0, 1, 2, ...; got {_given(error_step)}",
+                           "error_step은 스텝 번호(0, 1, 2, ...)입니다. 그런데 "
+                           f"{_given(error_step)}가 왔습니다"))
+    if _error_kind(error_kind) not in ERROR_KINDS:
+        return not_yet(say(f'error_kind is "{errors.FREED_BUFFER}" or "{errors.VERSION_COUNTER}"'
+                           f"; got {_given(error_kind)}",
+                           f'error_kind는 "{errors.FREED_BUFFER}"나 "{errors.VERSION_COUNTER}"'
+                           f"입니다. 그런데 {_given(error_kind)}가 왔습니다"))
+    if error_step != 0:
         return not_yet(say(
-            "not yet: step 0 has had no earlier backward. List what autograd saves in the "
-            "forward pass (Tanh, each norm) and what each write then changes",
-            "아직 아닙니다: 스텝 0 앞에는 역전파가 없었습니다. 순전파에서 autograd가 "
-            "저장하는 것(Tanh, 각 노름)과, 그 뒤에 각 쓰기가 바꾸는 것을 나열해 보세요"))
+            f"for step {error_step} to be the first to fail, step 0 must run through: trace "
+            "step 0 by hand. What does autograd save in its forward pass, and what happens "
+            "to each of those tensors before its backward?",
+            f"스텝 {error_step}에서 처음 실패하려면 스텝 0은 무사히 지나가야 합니다. 스텝 0을 "
+            "손으로 따라가 보세요. 그 순전파에서 autograd는 무엇을 저장하고, 역전파 전에 그 "
+            "텐서들에 무슨 일이 일어나나요?"))
+    if _error_kind(error_kind) == errors.FREED_BUFFER:
+        return not_yet(say(
+            "a freed-buffer error needs an earlier backward that freed what this one "
+            "reaches: which backward has run before step 0's?",
+            "해제된 버퍼 오류가 나려면, 이 역전파가 닿는 것을 해제한 앞선 역전파가 있어야 "
+            "합니다. 스텝 0의 역전파 전에 실행된 역전파는 무엇인가요?"))
+    return None
+
+
+def exercise_2(answer, make_net=None, x=None, y=None, error_step=None,
+               error_kind=None) -> Verdict:
+    """train_on_directions: first the prediction, made by reading the loop (it fails in
+    step 0, "version counter": Tanh saved its whole output, and the helper's first row written
+    changes it), then the fix: the head sees rows of length 1, and autograd sees the
+    whole division, with nothing that it saved changed in place."""
+    prediction = _reason_hint(error_step, error_kind)
+    if prediction is not None:
+        return prediction
     in_place = say("a backward still needs a tensor that was changed in place after "
                    "autograd saved it: which tensors did autograd save from the features, "
                    "and does your helper still write into one of them?",

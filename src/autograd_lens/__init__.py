@@ -13,8 +13,11 @@
   each node let go of and the bytes held after it (the one function that runs something);
 - explain(): a with-block (or `python -m autograd_lens.explain script.py`, or
   `%load_ext autograd_lens` in a notebook) that adds to autograd's freed-buffer and
-  in-place errors a note on their cause.
+  in-place errors a note on their cause;
+- anomaly_report(warning): what PyTorch's anomaly mode said about a failed backward, with
+  only your own code's lines.
 """
+from .anomaly import anomaly_report
 from .counting import BackwardPasses, backward_passes
 from .draw import GraphView, draw
 from .explain import explain
@@ -26,7 +29,8 @@ from .shared import shared_nodes
 
 __all__ = ["draw", "GraphView", "saved_tensors", "SavedTensorTable", "retained_bytes",
            "shared_nodes", "overview", "Overview", "backward_passes", "BackwardPasses", "explain",
-           "memory_timeline", "MemoryTimeline", "backward_replay", "BackwardReplay"]
+           "memory_timeline", "MemoryTimeline", "backward_replay", "BackwardReplay",
+           "anomaly_report"]
 __version__ = "0.1.0"
 
 

@@ -25,6 +25,7 @@ import graphviz
 import torch
 from torchviz.dot import resize_graph
 
+from .describe import describe_graph, labelled_svg
 from .graph import Graph, Names, _shape, shorten, walk
 
 # torchviz's node style, so that our drawings look like make_dot's.
@@ -81,9 +82,9 @@ def _summary(graph: Graph) -> list[str]:
     packed = [n for n in holding if n.packed_by_hook]
     unknown = [n for n in graph.nodes if n.unknown or any(s.unknown for s in n.saved)]
     outputs = ", ".join(f"{name} {_shape(t)}" for name, t, _ in graph.outputs)
+    # Nodes that saved tensors, and those that have freed them (a freed node holds none).
     head = (f"autograd graph of {outputs}: {len(graph.nodes)} nodes, "
-            f"{len(holding)} {'holds' if len(holding) == 1 else 'hold'} saved tensors, "
-            f"{len(freed)} freed")
+            f"{len(holding)} that saved tensors, {len(freed)} that freed them")
     if packed:  # only then, so that the summary of an ordinary graph stays as it was
         head += f", {len(packed)} hold tensors packed by a hook"
     if unknown:
@@ -181,7 +182,9 @@ class GraphView:
     """A drawn autograd graph: SVG in Jupyter, a short summary as text.
 
     `.source` is the DOT source, the same bytes in every run for the same code.
-    `.summary` lists the nodes, what each saved and whether freed. `repr()` (what a
+    `.summary` lists the nodes, what each saved and whether freed. `.description` says
+    what the picture shows in a sentence or three: its alt text, which Jupyter stores
+    with the picture and the SVG carries as its aria-label. `repr()` (what a
     terminal shows) is the summary, but for a graph of more than 40 nodes only its first
     30, with a line saying how many it left out: `print(view.summary)` shows them all.
 
@@ -194,7 +197,7 @@ class GraphView:
         >>> view.source.startswith("digraph")
         True
         >>> print(view.summary.splitlines()[0])
-        autograd graph of output 0 (): 3 nodes, 1 holds saved tensors, 0 freed
+        autograd graph of output 0 (): 3 nodes, 1 that saved tensors, 0 that freed them
     """
 
     see_all = SEE_ALL_NODES  # how the line that cuts a long repr says to see it all
@@ -203,6 +206,7 @@ class GraphView:
     def __init__(self, graph: Graph, show_saved: bool) -> None:
         self._lines = _summary(graph)
         self._heading = 1  # lines above the rows, never cut
+        self.description = describe_graph(graph)
         self.dot = _dot(graph, show_saved)
 
     @property
@@ -219,14 +223,18 @@ class GraphView:
         return "\n".join(head + shorten(rows, self.rows_are, self.see_all))
 
     def svg(self) -> str:
-        """The SVG picture; needs Graphviz's `dot` (raises ExecutableNotFound without)."""
-        return self.dot.pipe(format="svg", encoding="utf-8")
+        """The SVG picture, labelled with `.description`; needs Graphviz's `dot` (raises
+        ExecutableNotFound without)."""
+        return labelled_svg(self.dot.pipe(format="svg", encoding="utf-8"), self.description)
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+    def _repr_mimebundle_(self, include=None, exclude=None) -> tuple[dict, dict]:
+        """(data, metadata): the picture and the summary, and the picture's alt text,
+        which Jupyter stores with it (tools/alt_text.py carries it to the site and decks)."""
         try:
-            return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
+            return ({"image/svg+xml": self.svg(), "text/plain": repr(self)},
+                    {"image/svg+xml": {"alt": self.description}})
         except graphviz.ExecutableNotFound:
-            return {"text/plain": f"{self!r}\n\n{INSTALL_NOTE}\n\n{self.source}"}
+            return {"text/plain": f"{self!r}\n\n{INSTALL_NOTE}\n\n{self.source}"}, {}
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the graph to `path`: .svg, .png (both need Graphviz) or .dot.
@@ -276,7 +284,7 @@ def draw(*outputs: torch.Tensor, params: Names | None = None,
         >>> from autograd_lens import draw
         >>> a = torch.ones(1, 4, requires_grad=True)
         >>> draw((a ** 2).sum(), params={"a": a})  # in Jupyter, the picture
-        autograd graph of output 0 (): 3 nodes, 1 holds saved tensors, 0 freed
+        autograd graph of output 0 (): 3 nodes, 1 that saved tensors, 0 that freed them
           SumBackward0  saves no tensors -> output 0
           PowBackward0  saved self = a (1, 4)
           a             leaf (1, 4)

@@ -20,7 +20,10 @@ def _colour(name: str) -> str:
     return PHASE_COLOURS.get(name, "#f0f0f0")
 
 
-NAME_POINTS_PER_CHARACTER = 4.8  # about, for an 8-point sans-serif name
+# Phase names and the peak's label at matplotlib's default tick-label size, so that a slide
+# that shows tick labels readably shows these too.
+NAME_FONT_SIZE = 10
+NAME_POINTS_PER_CHARACTER = 6.0  # about, for a 10-point sans-serif name
 
 
 def _axes_width_points(ax) -> float:
@@ -58,13 +61,13 @@ def plot(timeline, ax=None, title=None):
         row_ends[row] = middle + half
         # x: the data's, y: a fraction of the axes' height
         ax.text(middle / points_per_x, 0.97 - 0.09 * row, phase.name, ha="center", va="top",
-                fontsize=8, clip_on=True, transform=ax.get_xaxis_transform())
+                fontsize=NAME_FONT_SIZE, clip_on=True, transform=ax.get_xaxis_transform())
     peak = timeline.peak
     if peak.event is not None:
         x, y = peak.event.index + 1, peak.bytes / size
         ax.plot([x], [y], "o", color="crimson")
         ax.annotate(f"peak {format_bytes(peak.bytes)}", (x, y), xytext=(7, 3),
-                    textcoords="offset points", color="crimson", fontsize=9)
+                    textcoords="offset points", color="crimson", fontsize=NAME_FONT_SIZE)
     ax.set_ylim(min(0, min(ys)) * 1.1, top * 1.35 if top > 0 else 1)
     ax.set_xlabel("allocations and frees, in order")
     ax.set_ylabel(f"{unit} above the level at entry")

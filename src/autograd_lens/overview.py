@@ -3,7 +3,7 @@
 A ResNet or a 12-layer transformer has hundreds to thousands of backward nodes; `draw`
 shows every one and the picture is unreadable. `overview` draws one box per *block*
 instead, and says in each box what `draw` would show node by node: how many nodes, how
-many hold saved tensors, how many bytes those keep alive, how many were freed, and
+many saved tensors, how many bytes those keep alive, how many have freed them, and
 which outputs share it. Blocks that repeat alike (the 12 layers of an encoder) become
 one box marked "(12 alike)".
 
@@ -57,6 +57,7 @@ import graphviz
 import torch
 
 from . import internals
+from .describe import NAMED_UP_TO, and_list
 from .draw import (BACKWARD, BACKWARD_FREED, LEAF, NODE_STYLE, OUTPUT, SHARED, GraphView,
                    add_legend)
 from .graph import FREED, PACKED, Names, check_names, storage_keys, walk
@@ -381,10 +382,6 @@ def _shape(tensor) -> str:
     return "(" + ", ".join(str(n) for n in tensor.shape) + ")"
 
 
-def _and(names) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _describe(block: Block) -> list:
     """The lines of a box's label, also used in the text summary. A box of several alike
     blocks gives totals over them, and says so ("in all")."""
@@ -397,8 +394,8 @@ def _describe(block: Block) -> list:
     if block.leaves:
         counts.append(f"{block.leaves} {'leaf' if block.leaves == 1 else 'leaves'}")
     if block.holding:
-        counts.append(f"{block.holding} {'holds' if block.holding == 1 else 'hold'} "
-                      "saved tensors" + (f", {block.freed} freed" if block.freed else ""))
+        counts.append(f"{block.holding} that saved tensors"
+                      + (f", {block.freed} that freed them" if block.freed else ""))
     lines = [in_all + ", ".join(counts)]
     if block.holding:
         kept = f"kept alive: {_size(block.saved_bytes)}" + (" in all" if in_all else "")
@@ -411,7 +408,7 @@ def _describe(block: Block) -> list:
     if block.shared:  # worded so that no block's name can read as part of it
         nodes = ("all nodes" if block.shared == block.nodes
                  else f"{in_all}{block.shared} node{'s' * (block.shared != 1)}")
-        lines.append(f"{nodes} run by the backward passes of {_and(block.shared_by)}")
+        lines.append(f"{nodes} run by the backward passes of {and_list(block.shared_by)}")
     return lines
 
 
@@ -424,9 +421,8 @@ def _summary(graph, blocks) -> tuple[list, list]:
     outputs = ", ".join(f"{name} {_shape(t)}" for name, t, _ in graph.outputs)
     holding = sum(b.holding for b in blocks)
     lines = [f"overview of {outputs}: {len(graph.nodes)} nodes in {len(blocks)} "
-             f"{'box' if len(blocks) == 1 else 'boxes'}, {holding} "
-             f"{'holds' if holding == 1 else 'hold'} saved tensors, "
-             f"{sum(b.freed for b in blocks)} freed, "
+             f"{'box' if len(blocks) == 1 else 'boxes'}, {holding} that saved tensors, "
+             f"{sum(b.freed for b in blocks)} that freed them, "
              f"{_size(sum(b.saved_bytes for b in blocks))} kept alive"]
     width = max(len(_title(b)) for b in blocks)
     rows = []
@@ -436,6 +432,33 @@ def _summary(graph, blocks) -> tuple[list, list]:
             what += " -> " + ", ".join(block.outputs)
         rows.append(f"  {_title(block).ljust(width)}  {what}")
     return lines, rows
+
+
+def _description(graph, blocks) -> str:
+    """The alt text of the overview's picture: its outputs and boxes, what the boxes' nodes
+    saved and freed, and which boxes several outputs' backward passes run through."""
+    outputs = and_list([name for name, _, _ in graph.outputs])
+    titles = ([_title(block) for block in blocks] if len(blocks) <= NAMED_UP_TO
+              else [f"{len(blocks)} of them"])
+    sentences = [f"Overview of {outputs}: {len(graph.nodes)} nodes in "
+                 f"{'1 box' if len(blocks) == 1 else f'{len(blocks)} boxes'}, one per block "
+                 f"of the model ({and_list(titles)})."]
+    holding, freed = sum(b.holding for b in blocks), sum(b.freed for b in blocks)
+    if holding:
+        sentences.append(
+            f"{holding} node{'s' * (holding != 1)} saved tensors, keeping "
+            f"{_size(sum(b.saved_bytes for b in blocks))} alive; "
+            + ("none freed yet." if not freed else f"{freed} {'has' if freed == 1 else 'have'}"
+               " freed them."))
+    else:
+        sentences.append("No node saved tensors.")
+    shared = [block for block in blocks if block.shared]
+    if shared:
+        sharing = and_list(sorted({name for b in shared for name in b.shared_by}))
+        where = ([_title(block) for block in shared] if len(shared) <= NAMED_UP_TO
+                 else [f"{len(shared)} boxes"])
+        sentences.append(f"The backward passes of {sharing} share nodes in {and_list(where)}.")
+    return " ".join(sentences)
 
 
 def _dot(graph, blocks, block_of, box_of) -> graphviz.Digraph:
@@ -471,7 +494,8 @@ def _dot(graph, blocks, block_of, box_of) -> graphviz.Digraph:
 class Overview(GraphView):
     """The overview of a graph: SVG in Jupyter, a table of its boxes as text.
 
-    Like draw's GraphView: `.source` (the same DOT in every run), `.summary`, `repr()`
+    Like draw's GraphView: `.source` (the same DOT in every run), `.summary`,
+    `.description` (the picture's alt text), `repr()`
     (the summary, cut after 30 boxes when there are more than 40), `.svg()` and
     `.save(path)`; `.blocks` holds the boxes' counts, and `.depth` the depth drawn
     (None: the default view).
@@ -488,6 +512,7 @@ class Overview(GraphView):
             heading.append(COMPILED_NOTE)
         self._lines = heading + rows
         self._heading = len(heading)  # lines before the boxes' rows
+        self.description = _description(graph, blocks)
         self.dot = _dot(graph, blocks, block_of, box_of)
 
     def add_note(self, note: str) -> None:
@@ -601,13 +626,13 @@ def overview(*outputs: torch.Tensor, params: Names | None = None,
         >>> model = torch.nn.Sequential(*[torch.nn.Linear(8, 8) for _ in range(6)])
         >>> loss = model(torch.randn(4, 8)).pow(2).mean()
         >>> overview(loss, params=model)
-        overview of output 0 (): 26 nodes in 3 boxes, 7 hold saved tensors, 0 freed,
+        overview of output 0 (): 26 nodes in 3 boxes, 7 that saved tensors, 0 that freed them,
             896 B kept alive
-          0              2 nodes, 2 params, 1 holds saved tensors;
+          0              2 nodes, 2 params, 1 that saved tensors;
                          kept alive: 128 B, most by AddmmBackward0
-          1-4 (4 alike)  in all: 8 nodes, 8 params, 4 hold saved tensors;
+          1-4 (4 alike)  in all: 8 nodes, 8 params, 4 that saved tensors;
                          kept alive: 512 B in all, most by AddmmBackward0
-          5              4 nodes, 2 params, 2 hold saved tensors;
+          5              4 nodes, 2 params, 2 that saved tensors;
                          kept alive: 256 B, most by PowBackward0 -> output 0
     """
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)

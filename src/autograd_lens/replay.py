@@ -34,13 +34,15 @@ class ReplayFrame:
     freed: tuple            # the saved tensors it let go: ("self (64, 100)", ...)
     level: int              # bytes held above the level before the backward pass
     inside: int = 0         # the most held while the node ran (its temporary buffers too)
+    leaf: bool = False      # the node is a leaf's AccumulateGrad, drawn with the leaf's name
 
     @property
     def caption(self) -> str:
         if self.step == 0:
             return "Before the backward pass: no node has run."
+        node = f"{self.node}'s AccumulateGrad" if self.leaf else self.node
         let_go = f"; it let go of its saved {', '.join(self.freed)}" if self.freed else ""
-        return f"Step {self.step}: {self.node} ran{let_go}."
+        return f"Step {self.step}: {node} ran{let_go}."
 
 
 class BackwardReplay:
@@ -65,11 +67,11 @@ class BackwardReplay:
         steps = len(self.frames) - 1
         freed = sum(len(frame.freed) for frame in self.frames)
         busiest = max(self.frames, key=lambda frame: frame.inside)
-        during = (f"; inside a step, {format_bytes(busiest.inside)} at the most (in "
-                  f"{busiest.node})" if busiest.inside > self.peak else "")
+        during = (f"; during a step: at most {format_bytes(busiest.inside)} "
+                  f"({busiest.node})" if busiest.inside > self.peak else "")
         lines = [f"backward_replay ran backward() once: {steps} nodes ran, {freed} saved tensors "
-                 f"let go; at most {format_bytes(self.peak)} held above the level before it "
-                 f"after a step{during}",
+                 f"let go; held after a step: at most {format_bytes(self.peak)} above the start"
+                 f"{during}",
                  f"  {'step':>4}  {'node':24} {'held after':>12}  let go of"]
         for frame in self.frames[1:]:
             lines.append(f"  {frame.step:4}  {frame.node:24} {replay_html.held(frame.level):>12}  "
@@ -172,6 +174,7 @@ def backward_replay(*outputs: torch.Tensor, params: Names | None = None,
     plan = [(node.fn, node.index, node.name,
              tuple(_saved_words(s) for s in node.saved if not s.kept_on_ctx))
             for node in graph.nodes]
+    leaves = {node.index for node in graph.nodes if type(node.fn).__name__ == "AccumulateGrad"}
     ran = []       # the drawing's node indices, in the order the engine ran them
     released = []  # (step, bytes) of each saved tensor's storage when it was freed
     finalizers = _follow_saved_storages(graph, ran, released)
@@ -189,11 +192,11 @@ def backward_replay(*outputs: torch.Tensor, params: Names | None = None,
         for finalizer in finalizers:
             finalizer.detach()  # what lives on is no longer followed
     names = {index: (name, words) for _, index, name, words in plan}
-    frames = _frames(names, ran, released, timeline, retain_graph)
+    frames = _frames(names, ran, released, timeline, retain_graph, leaves)
     return BackwardReplay(frames, timeline, svg, saved_boxes, retain_graph)
 
 
-def _frames(names, ran, released, timeline, retain_graph):
+def _frames(names, ran, released, timeline, retain_graph, leaves=frozenset()):
     """Frame k: the k-th node that ran; the level just before the next one began: what the
     profiler saw allocated and freed, less the saved tensors' memory freed so far."""
     # The engine starts a pass from several outputs at a root node of its own, GraphRoot:
@@ -216,5 +219,5 @@ def _frames(names, ran, released, timeline, retain_graph):
         name, words = names[index]
         freed = () if retain_graph else words
         frames.append(ReplayFrame(step, name, index, freed, level - gone,
-                                  max(inside, level - gone)))
+                                  max(inside, level - gone), leaf=index in leaves))
     return frames

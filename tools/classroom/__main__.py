@@ -8,8 +8,9 @@
 - nbgrader/ a course folder: source/<lesson>/ for `nbgrader generate_assignment`
             (nbgrader_course.py);
 - slides/   one reveal.js deck per lesson, from the teacher edition (slides.py);
-- guide/    the teacher's guide (guide.py).
-- ko/       the Korean edition's student/, teacher/, slides/ and guide/, the same way,
+- guide/    the teacher's guide, and the exam items with their answers (guide.py);
+- handouts/ one printable PDF per lesson (handouts.py; needs Chromium).
+- ko/       the Korean edition's student/, teacher/, slides/, guide/ and handouts/, the same way,
             from notebooks/ko/ and docs/guide.ko.md (nbgrader's course is English only).
 
 The one source is notebooks/NN_name.ipynb (notebooks/ko/NN_name.ipynb in Korean); the
@@ -21,6 +22,7 @@ from pathlib import Path
 from .editions import build_student, build_teacher
 from .exercises import NOTEBOOKS, ROOT, lesson_paths
 from .guide import SOURCE, SOURCE_KO, build_guide
+from .handouts import CHROMIUM, build_handouts
 from .nbgrader_course import build_course
 from .slides import build_slides
 
@@ -41,6 +43,11 @@ def build_edition(lessons: list[Path], out: Path, guide: Path, lang: str) -> Non
               "(`make classroom` fetches them where npm is installed).")
     if guide.is_file():
         build_guide(out / "guide", guide, lang)
+    if Path(CHROMIUM).is_file() and NODE_MODULES.is_dir():
+        build_handouts(lessons, out / "handouts")
+    else:
+        print(f"No handouts: they are printed by Chromium ({CHROMIUM}, or set CHROMIUM) with "
+              "MathJax from npm (docs/node_modules).")
 
 
 def main(argv: list[str]) -> None:

@@ -6,7 +6,9 @@ The guide is written once, in docs/guide.md, which is also a page of the site
 - out_dir/guide.md: the same text, its lesson links pointing to the teacher edition
   (../teacher/NN_name.ipynb, which JupyterLab opens from its Markdown preview);
 - out_dir/index.html: the same, as a page that opens in any browser, offline (no script,
-  no font, no style sheet from elsewhere); its slide links lead to ../slides/.
+  no font, no style sheet from elsewhere); its slide links lead to ../slides/;
+- out_dir/exam.md and out_dir/exam.html: the exam items with their answers (docs/exam.md),
+  which are built here only, never into the site, so students do not find the answers.
 
 tests/test_teacher_guide.py checks that every cell the guide cites exists in its lesson.
 """
@@ -21,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "docs" / "guide.md"
 
 SOURCE_KO = ROOT / "docs" / "guide.ko.md"  # the Korean guide, for build/classroom/ko/guide/
+EXAM = {"en": ROOT / "docs" / "exam.md", "ko": ROOT / "docs" / "exam.ko.md"}
 
 # A link to a lesson: ../notebooks/NN_name.ipynb, or ../notebooks/ko/NN_name.ipynb
 LESSON_LINK = re.compile(r"\]\(\.\./notebooks/(?:ko/)?([0-9]{2}_\w+\.ipynb)(#[^)\s]*)?\)")
@@ -67,7 +70,14 @@ def build_guide(out_dir, source: Path = SOURCE, lang: str = "en") -> list[Path]:
     markdown, page = out_dir / "guide.md", out_dir / "index.html"
     markdown.write_text(text, encoding="utf-8")
     page.write_text(render(text, lang), encoding="utf-8")
-    return [markdown, page]
+    written = [markdown, page]
+    exam = EXAM.get(lang)
+    if exam is not None and exam.is_file():
+        items = exam.read_text(encoding="utf-8")
+        (out_dir / "exam.md").write_text(items, encoding="utf-8")
+        (out_dir / "exam.html").write_text(render(items, lang), encoding="utf-8")
+        written += [out_dir / "exam.md", out_dir / "exam.html"]
+    return written
 
 
 if __name__ == "__main__":
