@@ -3,8 +3,10 @@ own for each kind of wrong answer, and never a crash or a multi-line verdict on 
 import re
 
 import nbformat
+import numpy
 import pytest
 import torch
+from torch.autograd import backward as imported_backward  # bound before any checker runs
 
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
@@ -204,8 +206,14 @@ def retain_false_said_aloud(loss1, loss2, loss3):
     loss3.backward(retain_graph=False)
 
 
+def through_backward_imported_before(loss1, loss2, loss3):  # `backward`, not `torch.autograd.backward`
+    imported_backward(loss2, retain_graph=True)
+    imported_backward(loss1)
+    imported_backward(loss3)
+
+
 @pytest.mark.parametrize("answer", [backwards, loss2_first_then_loss3, through_autograd_backward,
-                                    retain_false_said_aloud])
+                                    retain_false_said_aloud, through_backward_imported_before])
 def test_exercise_3_right(answer):
     assert is_correct(lesson02.exercise_3(answer))
 
@@ -331,6 +339,18 @@ def create_graph_false_to_bool(loss1, loss2, loss3):
     loss3.backward()
 
 
+def imported_backward_retains_all(loss1, loss2, loss3):  # counted too, though unnamed
+    imported_backward(loss1, retain_graph=True)
+    imported_backward(loss2, retain_graph=True)
+    imported_backward(loss3)
+
+
+def flag_as_a_numpy_bool(loss1, loss2, loss3):
+    loss2.backward(retain_graph=numpy.True_)
+    loss1.backward()
+    loss3.backward()
+
+
 def flag_as_an_int(loss1, loss2, loss3):
     loss2.backward(retain_graph=1)
     loss1.backward()
@@ -390,6 +410,8 @@ FREED = ["freed", "saved_tensors(loss1, loss2, loss3)"]
     (flag_false_to_bool_true_to_the_engine, ["retain_graph=", "a FalseYetOne", "True or False"]),
     (create_graph_false_to_bool, ["create_graph=", "a FalseYetOne", "True or False"]),
     (flag_as_an_int, ["retain_graph=", "1 (an int)", "True or False"]),
+    (flag_as_a_numpy_bool, ["retain_graph=", "a numpy.bool", "True or False"]),
+    (imported_backward_retains_all, FEWER + ["2 retain_graph=True"]),
     (via_autograd_grad, ["torch.autograd.grad"]),
     (writes_w_grad, ["no backward call"]),
     (seeds_w_grad_first, ["already held something"]),
@@ -421,10 +443,13 @@ def test_exercise_3_korean_hints(speaking):
 
 
 @pytest.mark.parametrize("answer", [backwards, no_flags, raises, via_autograd_grad,
-                                    swallows_the_error, one_backward_for_all])
+                                    swallows_the_error, one_backward_for_all,
+                                    through_backward_imported_before])
 def test_exercise_3_restores_autograd(answer):
+    engine = torch.autograd._engine_run_backward  # the checker watches it too
     with autograd_left_alone():
         lesson02.exercise_3(answer)
+    assert torch.autograd._engine_run_backward is engine
 
 
 def test_exercise_3_leaves_no_hook_behind():

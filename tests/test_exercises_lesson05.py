@@ -11,7 +11,7 @@ from torch import nn
 
 from checks import (autograd_left_alone, every_checker_tests, global_rng_left_alone,
                     is_correct, is_not_yet)
-from lesson_checks import lesson05
+from lesson_checks import lesson05, set_language
 from solutions import solution
 
 CHECKS = [lesson05.exercise_1, lesson05.exercise_2, lesson05.exercise_3]
@@ -67,7 +67,7 @@ def without(shapes, shape):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (without(RIGHT_SHAPES, GELU_OUT), ["1 storage(s) missing", "input or its output"]),  # GELU as ReLU
+    (without(RIGHT_SHAPES, GELU_OUT), ["storages are missing", "input or its output"]),  # GELU as ReLU
     (without(RIGHT_SHAPES, (25, 10)), ["missing"]),                                   # x forgotten
     (without(RIGHT_SHAPES, (25, 3)), ["missing", "pow(2)"]),                          # out forgotten
     (RIGHT_SHAPES + [TANH_OUT], ["more entries than storages", "listed once"]),       # Tanh twice
@@ -95,6 +95,22 @@ def test_exercise_1_hints_do_not_name_the_entry_to_change():
     for answer in (RIGHT_SHAPES + [TANH_OUT], without(RIGHT_SHAPES, GELU_OUT), SWAPPED):
         message = lesson05.exercise_1(answer).message
         assert "(25, 20)" not in message and "(25, 40)" not in message
+
+
+@pytest.mark.parametrize("answer", [
+    without(RIGHT_SHAPES, GELU_OUT), without(without(RIGHT_SHAPES, GELU_OUT), (25, 3)),
+    RIGHT_SHAPES[:1], [(25, 10), (25, 10)]])
+def test_exercise_1_missing_hint_does_not_give_the_count(answer):
+    # the loophole of the old hint, "N storage(s) missing": adding or dropping entries until
+    # N reached 0 found the answer by toggling; no number in the message now
+    assert is_not_yet(lesson05.exercise_1(answer), "missing")
+    try:
+        for code in ("en", "ko"):
+            set_language(code)
+            message = lesson05.exercise_1(answer).message
+            assert not any(digit in message.replace("pow(2)", "") for digit in "0123456789"), message
+    finally:
+        set_language("en")
 
 
 @pytest.mark.parametrize("answer", [

@@ -183,6 +183,30 @@ def state_from_zeros_each_chunk(lstm, head, chunks, optimizer):
             optimizer.zero_grad()
 
 
+def state_from_zeros_each_pair(lstm, head, chunks, optimizer):
+    # the review's case: the graph carried within a pair, but each pair from a zero state
+    for first, second in zip(chunks[::2], chunks[1::2]):
+        state = None  # nn.LSTM starts from zeros
+        outputs_1, state = lstm(first[0], state)
+        outputs_2, state = lstm(second[0], state)
+        loss = F.mse_loss(head(outputs_1), first[1]) + F.mse_loss(head(outputs_2), second[1])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def zeros_each_pair_retained(lstm, head, chunks, optimizer):
+    # the same, a backward per chunk, the pair's first keeping its graph for the second
+    for k, (inputs, targets) in enumerate(chunks):
+        if k % 2 == 0:
+            state = None
+            optimizer.zero_grad()
+        outputs, state = lstm(inputs, state)
+        F.mse_loss(head(outputs), targets).backward(retain_graph=k % 2 == 0)
+        if k % 2 == 1:
+            optimizer.step()
+
+
 def one_backward_at_the_end(lstm, head, chunks, optimizer):
     total, state = 0, None
     for inputs, targets in chunks:
@@ -228,6 +252,8 @@ WRONG_1 = [
     (one_backward_at_the_end, DIFFER),
     (never_steps, DIFFER),
     (state_from_zeros_each_chunk, "starts from a zero state"),
+    (state_from_zeros_each_pair, "each pair starts from a zero state"),
+    (zeros_each_pair_retained, "each pair starts from a zero state"),
     (pairs(retain=True), "no backward goes back through it"),  # the pair's last one kept
     (summed_and_retained, "no backward goes back through it"),
     (lesson06._truncated_bptt, "the checker's own function"),
@@ -254,6 +280,7 @@ def calls_the_reference(lstm, head, chunks, optimizer):
     functools.partial(lesson06._truncated_bptt),
     calls_the_reference,
     lambda *args: lesson06._state_from_zeros_each_chunk(*args),
+    lambda *args: lesson06._state_from_zeros_each_pair(*args),
     lambda *args: lesson06._cut_every_chunk(False)(*args),
     lesson06._cut_every_chunk(True),
 ])

@@ -669,3 +669,17 @@ def test_exercise_2_the_prediction_is_checked_before_the_fix():
     assert is_not_yet(verdict, "trace step 0"), verdict
     verdict = exercise_2(None, 0, "version counter")
     assert verdict.correct is None and "train_on_directions" in verdict.message, verdict
+
+
+@pytest.mark.parametrize("check, answers", [
+    (lesson07.exercise_1, [r"step 1\b", r"(?<!\w)anchor\b", r"\bstep 0\b.*\bgraph"]),
+    (lesson07.exercise_2, [r"step 0\b", r"version counter", r"freed buffer", r"Tanh",
+                           r"\bnorm\b", r"in place"]),
+])
+def test_the_check_functions_docstrings_do_not_give_the_answer(check, answers):
+    """Shift+Tab on the check cell shows the checker's docstring: it says what is asked
+    (the prediction's names, then the fixed function), not the answer."""
+    doc = check.__doc__
+    assert doc
+    for answer in answers:
+        assert not re.search(answer, doc, re.S), (answer, doc)

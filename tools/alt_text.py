@@ -67,9 +67,9 @@ AUTHORED = {
         "layers, width 64), a straight rising line. Right: against width (16 to 256 units, "
         "depth 3), also a straight rising line. A dashed line in both marks the constant "
         "part, x and the output: memory grows linearly in depth and in width above it.",
-        "저장된 텐서의 메모리(KiB)를 보이는 두 그래프. 왼쪽은 깊이(은닉층 0~8개, 폭 64)에 "
-        "따라, 오른쪽은 폭(16~256 유닛, 깊이 3)에 따라 곧게 오르는 직선이다. 두 그래프의 "
-        "점선은 상수 부분(x와 출력)이다: 메모리는 그 위로 깊이와 폭에 선형으로 늘어난다."),
+        "저장된 텐서의 메모리(KiB)를 보이는 두 그래프. 왼쪽은 깊이(은닉 계층 0~8개, 너비 64)에 "
+        "따라, 오른쪽은 너비(16~256 유닛, 깊이 3)에 따라 곧게 오르는 직선이다. 두 그래프의 "
+        "점선은 상수 부분(x와 출력)이다: 메모리는 그 위로 깊이와 너비에 선형으로 늘어난다."),
 }
 
 GENERIC = "No description has been provided for this image"  # what nbconvert writes

@@ -296,7 +296,8 @@ TENSOR_NAMES = ("w", "u", "x", "h", "g", "loss")
 
 # The hints never say which name is wrong, nor whether it is one too many or one too few:
 # each states the rule for one kind of tensor (leaves, non-leaves) and asks the reader to
-# apply it to every tensor of that kind, so toggling one name at a time is no shortcut.
+# apply it to every tensor of that kind, so a hint points to a rule, not to the name to
+# change.
 # Functions, not constants: the hints are written in the language chosen when the check
 # runs.
 

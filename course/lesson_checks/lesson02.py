@@ -15,6 +15,7 @@ flags, how often each node runs, `w.grad`).
 The hints of exercises 1 and 2 redo the reasoning, and every wrong answer gets the same
 one: trying one label at a time tells nothing about any label.
 """
+import builtins
 import inspect
 import itertools
 import weakref
@@ -54,12 +55,22 @@ def _label_range(choices) -> str:
     return f"'{first}'–'{last}'"
 
 
+def _kind(value) -> str:
+    """kind(value), with the module named when the type borrows a builtin's name: 'a
+    numpy.bool', not 'a bool', for numpy's True_."""
+    name, module = type(value).__name__, type(value).__module__
+    if module == "builtins" or not hasattr(builtins, name):
+        return kind(value)  # kind() speaks the chosen language
+    name = f"{module}.{name}"
+    return say(("an " if name[0].lower() in "aeiou" else "a ") + name, f"{name} 객체")
+
+
 def _element(value) -> str:
     """One element of the reader's answer, for a one-line hint: `1 (an int)`, or only its
     kind when its text could be long or hold an address."""
     if value is None or isinstance(value, (bool, int, float)):
         return f"{value!r} ({kind(value)})"  # kind() speaks the chosen language
-    return kind(value)
+    return _kind(value)
 
 
 def _read_labels(answer, choices):
@@ -298,21 +309,22 @@ def _watched_graph(w, losses):
         handles.append(loss.grad_fn.register_prehook(weight_of(index)))
 
     inner = torch.autograd.backward  # watch_backward_calls' spy, when inside it
+    engine = torch.autograd._engine_run_backward  # what every backward pass goes through
 
-    def recorded(*args, **kwargs):
-        arguments = BACKWARD_SIGNATURE.bind(*args, **kwargs).arguments
+    def record(run, retain_graph, create_graph):
+        """Run one backward call, noting its flags as given (retain_graph None: its default)."""
         # The engine reads a flag as an integer, not through bool(): a value that is not
         # True, False or None could keep the graph while bool() says it does not.
-        odd = [(name, arguments[name]) for name in ("retain_graph", "create_graph")
-               if arguments.get(name) is not None and not isinstance(arguments[name], bool)]
-        call = {"retain": bool(arguments.get("retain_graph") or arguments.get("create_graph")),
-                "create": bool(arguments.get("create_graph")), "odd": odd,
-                "weights": [],
+        odd = [(name, value) for name, value in (("retain_graph", retain_graph),
+                                                 ("create_graph", create_graph))
+               if value is not None and not isinstance(value, bool)]
+        call = {"retain": bool(retain_graph or create_graph), "create": bool(create_graph),
+                "odd": odd, "weights": [],
                 "failed": False, "before": None if w.grad is None else w.grad.clone()}
         calls.append(call)
         current.append(call)
         try:
-            return inner(*args, **kwargs)
+            return run()
         except Exception:
             call["failed"] = True  # even if the reader's code swallows the error
             raise
@@ -320,11 +332,27 @@ def _watched_graph(w, losses):
             current.pop()
             call["after"] = None if w.grad is None else w.grad.clone()
 
+    def recorded(*args, **kwargs):
+        arguments = BACKWARD_SIGNATURE.bind(*args, **kwargs).arguments
+        return record(lambda: inner(*args, **kwargs),
+                      arguments.get("retain_graph"), arguments.get("create_graph"))
+
+    def engine_recorded(outputs, gradients, retain_graph, create_graph, *args, **kwargs):
+        """A backward pass that did not come through torch.autograd.backward's name: the
+        reader called the function under another (`from torch.autograd import backward`)."""
+        def run():
+            return engine(outputs, gradients, retain_graph, create_graph, *args, **kwargs)
+        if current or not kwargs.get("accumulate_grad"):  # seen already, or autograd.grad
+            return run()
+        return record(run, retain_graph, create_graph)
+
     torch.autograd.backward = recorded
+    torch.autograd._engine_run_backward = engine_recorded
     try:
         yield calls, runs
     finally:  # even when the reader's code raised
         torch.autograd.backward = inner
+        torch.autograd._engine_run_backward = engine
         for handle in handles:
             handle.remove()
 

@@ -81,7 +81,7 @@ def _what_was_given(answer):
         return kind(answer)
     if values.shape == (2, 2):
         return say("a value that is not a finite number", "유한한 수가 아닌 값")
-    return say(f"numbers of shape {tuple(values.shape)}", f"모양이 {tuple(values.shape)}인 수")
+    return say(f"numbers of shape {tuple(values.shape)}", f"shape가 {tuple(values.shape)}인 수")
 
 
 def _w_grad_hint(value, own):

@@ -229,10 +229,10 @@ def _exercise_1_hint(answer, given, right) -> str:
                    f"{sorted(extra)[0]}는 이 그래프가 붙잡는 스토리지의 shape가 아닙니다. "
                    "손실에서부터 노드를 하나씩 거슬러 가며 각 노드의 역전파에 무엇이 "
                    "필요한지 따져 보세요")
-    return say(f"{sum(missing.values())} storage(s) missing: for each activation, ask whether its "
+    return say("storages are missing: for each activation, ask whether its "
                "backward needs its input or its output, and remember the input batch and what "
                "pow(2) needs",
-               f"스토리지 {sum(missing.values())}개가 빠졌습니다: 활성화 함수마다 그 역전파에 "
+               "빠진 스토리지가 있습니다: 활성화 함수마다 그 역전파에 "
                "입력과 출력 중 무엇이 필요한지 따져 보고, 입력 배치와 pow(2)에 필요한 것도 "
                "잊지 마세요")
 

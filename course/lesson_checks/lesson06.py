@@ -144,6 +144,20 @@ def _state_from_zeros_each_chunk(lstm, head, chunks, optimizer):
             optimizer.zero_grad()
 
 
+def _state_from_zeros_each_pair(lstm, head, chunks, optimizer):
+    """A wrong answer worth its own hint: the state's graph carried within a pair, but
+    each pair started from a zero state instead of the state the previous pair ended with."""
+    _refuse_unless_the_checker_calls("_state_from_zeros_each_pair")
+    for start in range(0, len(chunks), CHUNKS_PER_STEP):
+        state, loss = None, 0
+        for inputs, targets in chunks[start:start + CHUNKS_PER_STEP]:
+            outputs, state = lstm(inputs, state)
+            loss = loss + F.mse_loss(head(outputs), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
 def _time_steps(inputs):
     """How many time steps a forward pass of the (batch_first) LSTM ran over."""
     if not isinstance(inputs, torch.Tensor):
@@ -234,6 +248,11 @@ def _hint_for_weights(trained):
                    "next one",
                    "실행은 되지만, 청크들이 서로 다른 시퀀스인 것처럼 모든 청크가 0인 상태에서 "
                    "시작합니다: 한 청크가 끝날 때의 상태로 다음 청크를 시작해야 합니다")
+    if _same(trained, _trained_weights(_state_from_zeros_each_pair)):
+        return say("it runs, but each pair starts from a zero state: the state the previous "
+                   "pair ended with should start the next one, only without its graph",
+                   "실행은 되지만, 각 청크 쌍이 0인 상태에서 시작합니다: 앞 쌍이 끝날 때의 상태로 다음 "
+                   "쌍을 시작해야 합니다. 다만 그 그래프는 빼고 값만 가져가야 합니다")
     return say("it runs, but the trained weights differ from truncated BPTT's over two "
                "chunks: which gradients are in .grad when the optimizer steps, and how "
                "many steps are there?",

@@ -297,9 +297,11 @@ def _given(value):
 
 
 def _prediction_hint(failing_step, carrier):
-    """None when exercise 1's prediction is right (step 1; `anchor`), else a verdict. A
-    wrong step and a wrong name get hints of their own, each about the reader's pick: the
-    step's hint names no name, and the name's hint no step."""
+    """None when exercise 1's prediction is right, else a verdict. A wrong step and a wrong
+    name get hints of their own, each about the reader's pick: the step's hint names no
+    name, and the name's hint no step."""
+    # The right prediction (kept out of the docstrings, which Jupyter shows): step 1, and
+    # `anchor`, set in step 0 from features that have a graph, hands step 0's graph to step 1.
     if failing_step is None or carrier is None:
         return unanswered(say(
             "first, before running the loop, answer in the cell: failing_step, the first "
@@ -348,10 +350,12 @@ def _prediction_hint(failing_step, carrier):
 
 def exercise_1(answer, make_net=None, x=None, y=None, failing_step=None,
                carrier=None) -> Verdict:
-    """train_with_anchor: first the prediction, made by reading the loop (it fails in
-    step 1; `anchor`, set in step 0 from features that have a graph, hands step 0's graph
-    to step 1), then the fix: the penalty pulls the features towards those the encoder
-    gave before training, and no step's backward reaches an earlier step."""
+    """Exercise 1: first the prediction, made by reading the loop (failing_step, the first
+    step that fails; carrier, the name, as a string, that hands that step an earlier
+    step's graph), then the fixed function: its penalty still pulls the features towards
+    those the encoder gave before training, and no step's backward reaches an earlier
+    step."""
+    # The answer is in _prediction_hint's comment, not here: Shift+Tab shows this docstring.
     prediction = _prediction_hint(failing_step, carrier)
     if prediction is not None:
         return prediction
@@ -409,8 +413,12 @@ def _error_kind(error_kind):
 
 
 def _reason_hint(error_step, error_kind):
-    """None when exercise 2's prediction is right (step 0; "version counter"), else a verdict:
-    a hint about the reader's pick, the step's first."""
+    """None when exercise 2's prediction is right, else a verdict: a hint about the
+    reader's pick, the step's first."""
+    # The right prediction (kept out of the docstrings, which Jupyter shows): step 0, and
+    # "version counter". Each row's norm (LinalgVectorNormBackward0) saved that row, and
+    # the helper's write into the row then changes it; step 0's backward meets that node
+    # first (the writes change Tanh's saved output too).
     if error_step is None or error_kind is None:
         return unanswered(say(
             "first, before fixing the loop, answer in the cell: error_step, the first step "
@@ -447,10 +455,11 @@ def _reason_hint(error_step, error_kind):
 
 def exercise_2(answer, make_net=None, x=None, y=None, error_step=None,
                error_kind=None) -> Verdict:
-    """train_on_directions: first the prediction, made by reading the loop (it fails in
-    step 0, "version counter": Tanh saved its whole output, and the helper's first row written
-    changes it), then the fix: the head sees rows of length 1, and autograd sees the
-    whole division, with nothing that it saved changed in place."""
+    """Exercise 2: first the prediction, made by reading the loop (error_step, the first
+    step that fails; error_kind, which of the summary's two kinds of error), then the
+    fixed function: the head still sees rows of length 1, and it trains as the intended
+    fix does."""
+    # The answer is in _reason_hint's comment, not here: Shift+Tab shows this docstring.
     prediction = _reason_hint(error_step, error_kind)
     if prediction is not None:
         return prediction
