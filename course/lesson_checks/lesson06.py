@@ -99,10 +99,17 @@ def _truncated_bptt(lstm, head, chunks, optimizer):
     gradient of the stretch's two losses added. Private, so that
     `answer = lesson06._truncated_bptt` is not what tab completion offers."""
     _refuse_unless_the_checker_calls("_truncated_bptt")
+    _train_in_pairs(lstm, head, chunks, optimizer, carry=lambda state: tuple(s.detach() for s in state))
+
+
+def _train_in_pairs(lstm, head, chunks, optimizer, carry):
+    """One step per pair of chunks, on the pair's two losses added; `carry` gives, from the
+    state the previous pair ended with, the state the next pair starts from."""
+    _refuse_unless_the_checker_calls("_train_in_pairs")
     state = None
     for start in range(0, len(chunks), CHUNKS_PER_STEP):
         if state is not None:
-            state = tuple(s.detach() for s in state)
+            state = carry(state)
         loss = 0
         for inputs, targets in chunks[start:start + CHUNKS_PER_STEP]:
             outputs, state = lstm(inputs, state)
@@ -148,14 +155,7 @@ def _state_from_zeros_each_pair(lstm, head, chunks, optimizer):
     """A wrong answer worth its own hint: the state's graph carried within a pair, but
     each pair started from a zero state instead of the state the previous pair ended with."""
     _refuse_unless_the_checker_calls("_state_from_zeros_each_pair")
-    for start in range(0, len(chunks), CHUNKS_PER_STEP):
-        state, loss = None, 0
-        for inputs, targets in chunks[start:start + CHUNKS_PER_STEP]:
-            outputs, state = lstm(inputs, state)
-            loss = loss + F.mse_loss(head(outputs), targets)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+    _train_in_pairs(lstm, head, chunks, optimizer, carry=lambda state: None)
 
 
 def _time_steps(inputs):
