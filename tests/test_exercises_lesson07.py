@@ -21,19 +21,9 @@ from lesson_checks import lesson07, set_language
 from lesson_checks.errors import FREED_BUFFER, VERSION_COUNTER, error_raised_by
 from lesson_checks.seeding import seeded
 from solutions import answer_cell, set_up_source
+from lesson07_setup import make_net, x, y
 
 LESSON = ROOT / "notebooks" / "07_debugging_a_second_backward_error.ipynb"
-
-
-def make_net():
-    torch.manual_seed(0)
-    encoder, head = nn.Sequential(nn.Linear(4, 8), nn.Tanh()), nn.Linear(8, 1)
-    return encoder, head, torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.3)
-
-
-_generator = torch.Generator().manual_seed(0)
-x = torch.randn(64, 4, generator=_generator)
-y = torch.tanh(x @ torch.randn(4, 1, generator=_generator))
 
 
 def exercise_1(answer, failing_step=1, carrier="anchor"):  # the right prediction

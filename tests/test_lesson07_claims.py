@@ -14,17 +14,7 @@ from torch import nn
 import pytest
 
 from autograd_lens import memory_timeline, retained_bytes
-
-
-def make_net():
-    torch.manual_seed(0)
-    encoder, head = nn.Sequential(nn.Linear(4, 8), nn.Tanh()), nn.Linear(8, 1)
-    return encoder, head, torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.3)
-
-
-_generator = torch.Generator().manual_seed(0)
-x = torch.randn(64, 4, generator=_generator)
-y = torch.tanh(x @ torch.randn(4, 1, generator=_generator))
+from lesson07_setup import make_net, x, y
 
 
 def step(opt, loss, **backward_args):

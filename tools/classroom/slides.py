@@ -430,7 +430,7 @@ def exporter(mathjax_url: str = "mathjax/tex-mml-chtml.js"):
 
     config = Config()
     config.SlidesExporter.extra_template_basedirs = [str(TEMPLATES)]
-    config.SlidesExporter.extra_template_paths = [str(TEMPLATES / "shared")]  # alt_text.html.j2
+    config.SlidesExporter.extra_template_paths = [str(TEMPLATES / "shared")]  # mathjax3, alt_text
     config.SlidesExporter.template_name = TEMPLATE
     config.SlidesExporter.reveal_url_prefix = "reveal.js"
     config.SlidesExporter.reveal_theme = "white"
