@@ -23,6 +23,8 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 NOT_MESSAGES = {
     # (module, the name of the function or module-level constant the text is in)
     ("language.py", "set_language"),
+    ("language.py", "KOREAN_FONTS"),  # font names and matplotlib settings, not messages
+    ("language.py", "KOREAN_RC"),
     ("errors.py", "FREED"),  # PyTorch's own messages, matched, never shown
     ("errors.py", "VERSION"),
     ("errors.py", "FREED_BUFFER"),  # the labels the reader's answer uses: code

@@ -7,10 +7,12 @@
 - it is Korean where a reader reads: its markdown, its verdicts, its structure, in the
   glossary's terms (notebooks/ko/GLOSSARY.md), each shown with its English at first use.
 """
+import os
 import re
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -253,6 +255,117 @@ def test_korean_plots_find_every_glyph():
     assert run.returncode == 0, run.stderr[-2000:]
     assert "NotoSansCJK" in run.stdout, run.stdout
     assert "findfont" not in run.stderr, run.stderr
+
+
+# The same plot from a folder without a matplotlibrc (Colab, a copied notebook): the
+# Korean lessons' set-up cell, set_language("ko"), gives matplotlib the Hangul font.
+# matplotlib's own defaults stand in for any matplotlibrc of the user's (MATPLOTLIBRC).
+DRAW_ANYWHERE = """
+import sys, warnings
+import matplotlib; matplotlib.use("agg"); import matplotlib.pyplot as plt
+import lesson_checks
+if sys.argv[1] == "ko":
+    lesson_checks.set_language("ko")
+warnings.simplefilter("error")
+figure, axes = plt.subplots(); axes.set_title("메모리"); axes.set_xlabel("역전파 단계")
+figure.savefig("plot.png")
+"""
+
+
+def draw_anywhere(tmp_path, language):
+    import matplotlib
+
+    assert not (tmp_path / "matplotlibrc").exists()
+    env = {**os.environ, "MATPLOTLIBRC": str(Path(matplotlib.get_data_path()) / "matplotlibrc")}
+    return subprocess.run([sys.executable, "-c", DRAW_ANYWHERE, language], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_set_language_ko_gives_plots_the_korean_font_in_any_folder(tmp_path):
+    run = draw_anywhere(tmp_path, "ko")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert (tmp_path / "plot.png").stat().st_size > 0
+
+
+def test_without_set_language_ko_the_plot_lacks_hangul(tmp_path):
+    """The test above can fail: in that folder, matplotlib's default font has no Hangul."""
+    run = draw_anywhere(tmp_path, "en")
+    assert run.returncode != 0
+    assert re.search(r"Glyph \d+ .* missing from font", run.stderr), run.stderr[-2000:]
+
+
+def test_the_korean_fonts_are_the_matplotlibrc_ones():
+    """One list: lesson_checks.language.KOREAN_RC, which notebooks/ko/matplotlibrc (read by
+    tools/korean_font.py) repeats."""
+    from lesson_checks.language import KOREAN_FONTS, KOREAN_RC
+    from tools.korean_font import wanted
+
+    rc = dict(re.findall(r"^([\w.-]+):\s*(.+)$",
+                         (ROOT / "notebooks" / "ko" / "matplotlibrc").read_text(), re.M))
+    assert {key: [name.strip() for name in value.split(",")] for key, value in rc.items()} \
+        == KOREAN_RC
+    assert wanted() == list(KOREAN_FONTS)
+
+
+def test_set_language_en_puts_the_fonts_back():
+    import matplotlib
+
+    from lesson_checks.language import KOREAN_RC, set_language
+    before = {key: matplotlib.rcParams[key] for key in KOREAN_RC}
+    try:
+        set_language("ko")  # (make setup installs the font: this machine has it)
+        assert {key: matplotlib.rcParams[key] for key in KOREAN_RC} == KOREAN_RC
+    finally:
+        set_language("en")
+    assert {key: matplotlib.rcParams[key] for key in KOREAN_RC} == before
+
+
+@pytest.fixture
+def font_list_without_korean(monkeypatch):
+    """matplotlib's font list as a cache made before the Korean font was installed."""
+    import importlib
+
+    from matplotlib import font_manager
+
+    language_module = importlib.import_module("lesson_checks.language")
+    monkeypatch.setattr(font_manager.fontManager, "ttflist",
+                        [font for font in font_manager.fontManager.ttflist
+                         if font.name not in language_module.KOREAN_FONTS])
+    monkeypatch.setattr(language_module, "_warned", False)
+    yield font_manager
+    language_module.set_language("en")
+
+
+def test_set_language_ko_finds_a_font_installed_after_the_cache(font_list_without_korean):
+    import warnings
+
+    from lesson_checks.language import KOREAN_FONTS, set_language
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        set_language("ko")
+    names = {font.name for font in font_list_without_korean.fontManager.ttflist}
+    assert names & set(KOREAN_FONTS)
+
+
+def test_set_language_ko_without_a_korean_font_warns_once(font_list_without_korean, monkeypatch):
+    import matplotlib
+
+    from lesson_checks.language import KOREAN_RC, set_language
+    monkeypatch.setattr(font_list_without_korean, "findSystemFonts", lambda *args, **kw: [])
+    before = {key: matplotlib.rcParams[key] for key in KOREAN_RC}
+    with pytest.warns(UserWarning, match="fonts-noto-cjk") as warned:
+        set_language("ko")
+        set_language("en")
+        set_language("ko")
+    assert len(warned) == 1 and "Colab" in str(warned[0].message), warned
+    assert {key: matplotlib.rcParams[key] for key in KOREAN_RC} == before  # left alone
+
+
+def test_set_language_refuses_an_unknown_language():
+    from lesson_checks import language, set_language
+    with pytest.raises(ValueError, match="one of \\('en', 'ko'\\); got 'kr'"):
+        set_language("kr")
+    assert language() == "en"
 
 
 def unrendered_emphasis(source):

@@ -138,8 +138,8 @@ def test_with_grad_zero_filled_before_the_block_the_gap_is_the_trunk_s_output_al
 
 
 def test_head_2_s_part_ran_before_the_freed_buffer_error():
-    """The lesson: "Head 2's nodes ran before the error, though: its parameters already
-    hold a .grad, which a retry without zero_grad() would add to"."""
+    """The lesson ("Going further"): "Section 4's loss2.backward() failed in the trunk, after
+    head 2's nodes had run. Their gradients are already in head 2's .grad"."""
     lesson = memory_figure.lesson_04()
     model = lesson["fresh_model"]()
     loss1, loss2 = lesson["task_losses"](model)

@@ -44,15 +44,37 @@ def test_two_or_three_exercises(stats):
 
 def test_the_budget_check_can_fail():
     long = LessonStats("long", core_words=1501, total_words=1501, core_cells=61,
-                       core_code_cells=30, exercises=2, stated_minutes=30)
+                       core_code_cells=20, exercises=2, stated_minutes=30)
     assert len(long.over_budget) == 2  # words and cells (15.01 + 15 = 30.01 min: in time)
-    # 1000 words (10 min) + 65 code lines (5) + 20 cells (10) + 5 predictions (5) = 30 min
-    ok = LessonStats("ok", 1000, 2200, 60, 20, 3, 30, core_code_lines=65, predictions=5)
-    assert ok.estimated_minutes == 30 and not ok.over_budget
+    # 800 words + 200 printed (10 min) + 65 code lines (5) + 20 cells (15) + 5 predictions (5)
+    ok = LessonStats("ok", 800, 2200, 60, 20, 3, 35, core_code_lines=65, predictions=5,
+                     core_output_words=200)
+    assert ok.estimated_minutes == 35 and not ok.over_budget
+    assert LessonStats("loud", 800, 2200, 60, 20, 3, 35, core_code_lines=65, predictions=5,
+                       core_output_words=201).over_budget == ["core 40 min > 35"]
     assert ok.exercise_minutes == 25  # three answered with a value: 21 minutes
     assert LessonStats("ok", 1000, 2200, 60, 20, 3, 30, programs=2).exercise_minutes == 30  # 27
     assert LessonStats("slow", 1000, 2200, 60, 20, 3, 30, core_code_lines=160,
-                       predictions=5).over_budget == ["core 40 min > 35"]
+                       predictions=5).over_budget == ["core 45 min > 35"]
+
+
+def test_the_core_ends_at_the_exercises_and_counts_printed_words(tmp_path):
+    import json
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "one two three"},
+        {"cell_type": "code", "metadata": {}, "source": "print(x)", "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": "four five"},
+            {"output_type": "error", "ename": "E", "evalue": "",
+             "traceback": ["\x1b[31mRuntimeError\x1b[0m: six"]},
+            {"output_type": "display_data", "metadata": {},
+             "data": {"image/png": "", "text/plain": "<Figure size 640x480 with 1 Axes>"}}]},
+        {"cell_type": "markdown", "metadata": {}, "source": "seven\n## Exercises\nnot counted"},
+        {"cell_type": "code", "metadata": {}, "source": "exercise_1(answer)", "outputs": []}]
+    path = tmp_path / "01_x.ipynb"
+    path.write_text(json.dumps({"cells": cells}))
+    stats = lesson_stats(path)
+    assert (stats.core_words, stats.core_output_words, stats.core_cells) == (4, 4, 3)
+    assert stats.core_code_cells == 1 and stats.exercises == 1
 
 
 def test_a_silent_check_is_seen(tmp_path):

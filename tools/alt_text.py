@@ -49,11 +49,12 @@ AUTHORED = {
         "Two memory timelines, bytes held above the level at entry over allocations and "
         "frees. Top, one batch of 4,096: one forward and one backward band, peak marked "
         "in the backward. Bottom, 4 micro-batches of 1,024: four forward and backward pairs, "
-        "each a quarter as high, its peak far lower than the one batch's.",
+        "the first peaking at a quarter of the one batch's peak, the other three a little "
+        "higher, at 28%, as they also hold the .grad the first made.",
         "메모리 타임라인 두 개: 진입 시점보다 더 잡고 있는 바이트를 할당과 해제 순서로 보인다. "
         "위는 4,096개짜리 배치 하나: 순전파 하나와 역전파 하나, 역전파에 최고점 표시. 아래는 "
-        "1,024개짜리 마이크로 배치 4개: 순전파와 역전파 네 쌍이 각각 4분의 1 높이로, 최고점이 "
-        "배치 하나일 때보다 훨씬 낮다."),
+        "1,024개짜리 마이크로 배치 4개: 순전파와 역전파 네 쌍. 첫 쌍의 최고점은 배치 하나일 때 "
+        "최고점의 4분의 1이고, 나머지 셋은 첫 쌍이 만든 .grad도 잡고 있어 조금 높은 28%이다."),
     ("04", "3e4fdfdd"): (
         "Line plot of both task losses over 150 training steps, log scale. loss2 "
         "(classification, cross-entropy) starts higher and falls fast to far below; loss1 "

@@ -2,19 +2,23 @@
 
     python tools/lesson_stats.py        # or: make stats
 
-A lesson's core is everything before an optional last section headed "## Going
-further". A word is a whitespace-separated token of a markdown cell; cells are markdown
-and code cells. The budgets (../shared/design/CURRICULUM.md): a core of at most 1,500
-words and 60 cells, a whole lesson of at most 2,200 words.
+A lesson's core is its teaching: everything before its "## Exercises" heading (or before
+"## Going further" if that comes first), counting the part of a cell that precedes the
+heading. A word is a whitespace-separated token of a markdown cell; cells are markdown and
+code cells. The budgets (../shared/design/CURRICULUM.md): a core of at most 1,500 words and
+60 cells, a whole lesson of at most 2,200 words.
 
 The time a lesson states on its "**Time:**" line is for its core, counted by part:
-prose read at WORDS_PER_MINUTE; code read at CODE_LINES_PER_MINUTE (lines that are not
-blank or comments only); MINUTES_PER_CODE_CELL to run each code cell and look at its
-output; MINUTES_PER_PREDICTION to think through each "Predict" prompt; the sum rounded up
-to the next 5 minutes. The rates come from independent readers' times: the lessons as
-they stood before this rule took them 35 to 60 minutes, where the first rule (130 words a
-minute, half a minute a code cell) gave 25 to 30; a second round read cores that 110 words
-and 15 code lines a minute put at 35 minutes in 35 to 40 (38 on average), hence 100 and 13.
+prose read at WORDS_PER_MINUTE, and the words of the text the code prints (messages,
+tracebacks, tables) at the same rate; code read at CODE_LINES_PER_MINUTE (lines that are
+not blank or comments only); MINUTES_PER_CODE_CELL to run each code cell and look at its
+output (graphs and plots included); MINUTES_PER_PREDICTION to think through each "Predict"
+prompt; the sum rounded up to the next 5 minutes. The rates come from independent readers'
+times: the lessons as they stood before this rule took them 35 to 60 minutes, where the
+first rule (130 words a minute, half a minute a code cell) gave 25 to 30; later rounds
+read lessons 01-03 in 35 to 40 minutes, 04-06 in about 40 and 07, whose five `explain`
+notes are 1,200 words of printed text, in 40 to 45. This rule gave those cores 36.0, 35.3,
+33.5, 38.2, 33.3, 36.9 and 43.1 minutes; each was then cut to 35 or less.
 
 The exercises are timed apart: MINUTES_PER_ANSWER for one whose answer is a value (a
 prediction, a set of labels), MINUTES_PER_PROGRAM for one whose answer is code (its answer
@@ -41,13 +45,14 @@ ROOT = Path(__file__).resolve().parent.parent
 CORE_WORDS, CORE_CELLS, TOTAL_WORDS = 1500, 60, 2200
 WORDS_PER_MINUTE = 100
 CODE_LINES_PER_MINUTE = 13
-MINUTES_PER_CODE_CELL = 0.5
+MINUTES_PER_CODE_CELL = 0.75
 MINUTES_PER_PREDICTION = 1
 MINUTES_PER_ANSWER = 7    # an exercise answered with a value
 MINUTES_PER_PROGRAM = 10  # an exercise answered with code
 CORE_MINUTES = 35  # a 50-minute class: the core, and time to discuss
 
-GOING_FURTHER = re.compile(r"\s*##\s+Going further")
+CORE_END = re.compile(r"^##\s+(?:Exercises|Going further)", re.M)
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 STATED_TIME = re.compile(r"\*\*Time:\*\*\s+about\s+(\d+)\s+minutes")
 STATED_EXERCISE_TIME = re.compile(r"\*\*Time:\*\*[^*]*?about\s+(\d+)\s+(?:minutes\s+)?for\s+the\s+\w+\s+exercises", re.S)
 PREDICTION = re.compile(r"\bPredict\b")
@@ -65,18 +70,23 @@ class LessonStats:
     exercises: int
     stated_minutes: int | None
     core_code_lines: int = 0
+    core_output_words: int = 0
     predictions: int = 0
     silent_checks: int = 0
     stated_exercise_minutes: int | None = None
     programs: int = 0  # exercises answered with code (the rest with a value)
 
     @property
+    def counted_minutes(self) -> float:
+        """The core's time by the rule, before rounding up."""
+        return ((self.core_words + self.core_output_words) / WORDS_PER_MINUTE
+                + self.core_code_lines / CODE_LINES_PER_MINUTE
+                + self.core_code_cells * MINUTES_PER_CODE_CELL
+                + self.predictions * MINUTES_PER_PREDICTION)
+
+    @property
     def estimated_minutes(self) -> int:
-        minutes = (self.core_words / WORDS_PER_MINUTE
-                   + self.core_code_lines / CODE_LINES_PER_MINUTE
-                   + self.core_code_cells * MINUTES_PER_CODE_CELL
-                   + self.predictions * MINUTES_PER_PREDICTION)
-        return 5 * math.ceil(minutes / 5)
+        return 5 * math.ceil(round(self.counted_minutes, 6) / 5)
 
     @property
     def exercise_minutes(self) -> int:
@@ -113,6 +123,37 @@ def _code_lines(cells) -> int:
                if line.strip() and not line.strip().startswith(("#", "%")))
 
 
+def _output_words(cells) -> int:
+    """Words of the text the code cells print: streams, tracebacks, plain-text results."""
+    count = 0
+    for cell in cells:
+        for output in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
+            data = output.get("data", {})
+            if output["output_type"] == "stream":
+                text = "".join(output["text"])
+            elif output["output_type"] == "error":
+                text = ANSI_COLOUR.sub("", "\n".join(output["traceback"]))
+            elif not any(kind.startswith("image/") for kind in data):  # a picture's stand-in is not read
+                text = "".join(data.get("text/plain", ""))
+            else:
+                text = ""
+            count += len(text.split())
+    return count
+
+
+def _core(cells) -> list:
+    """The cells before the core's end; a cell the heading cuts keeps the part before it."""
+    core = []
+    for cell in cells:
+        end = CORE_END.search(_source(cell)) if cell["cell_type"] == "markdown" else None
+        if end:
+            if _source(cell)[:end.start()].strip():
+                core.append(dict(cell, source=_source(cell)[:end.start()]))
+            break
+        core.append(cell)
+    return core
+
+
 def _is_answer_cell(cell) -> bool:
     """An exercise's answer cell: its worked solution is in the cell's classroom metadata."""
     return cell["cell_type"] == "code" and "exercise" in cell.get("metadata", {}).get("classroom", {})
@@ -140,9 +181,7 @@ def _is_silent_check(cell) -> bool:
 
 def lesson_stats(path: Path) -> LessonStats:
     cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
-    cut = next((i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
-                and GOING_FURTHER.match(_source(c))), len(cells))
-    core = cells[:cut]
+    core = _core(cells)
     stated = next((STATED_TIME.search(_source(c)) for c in cells
                    if c["cell_type"] == "markdown" and STATED_TIME.search(_source(c))), None)
     stated_exercises = next((STATED_EXERCISE_TIME.search(_source(c)) for c in cells
@@ -158,6 +197,7 @@ def lesson_stats(path: Path) -> LessonStats:
                       for c in cells),
         stated_minutes=int(stated.group(1)) if stated else None,
         core_code_lines=_code_lines(core),
+        core_output_words=_output_words(core),
         predictions=sum(len(PREDICTION.findall(_source(c))) for c in core
                         if c["cell_type"] == "markdown"),
         silent_checks=sum(_is_silent_check(c) for c in cells),
@@ -172,20 +212,20 @@ def lessons(folder=ROOT / "notebooks"):
 
 def table(paths) -> str:
     header = (f"{'lesson':38} {'core words':>10} {'total words':>11} {'core cells':>10} "
-              f"{'code lines':>10} {'predict':>7} {'silent':>6} {'exercises':>9} "
-              f"{'stated min':>10} {'estimate':>8} {'ex. min':>7}")
+              f"{'code lines':>10} {'printed':>7} {'predict':>7} {'silent':>6} {'exercises':>9} "
+              f"{'stated min':>10} {'estimate (counted)':>18} {'ex. min':>7}")
     rows = [header, "-" * len(header)]
     for path in paths:
         s = lesson_stats(path)
         stated = "-" if s.stated_minutes is None else str(s.stated_minutes)
         flag = "  over: " + "; ".join(s.over_budget) if s.over_budget else ""
         rows.append(f"{s.name[:38]:38} {s.core_words:>10} {s.total_words:>11} {s.core_cells:>10} "
-                    f"{s.core_code_lines:>10} {s.predictions:>7} {s.silent_checks:>6} "
-                    f"{s.exercises:>9} {stated:>10} {s.estimated_minutes:>8} "
+                    f"{s.core_code_lines:>10} {s.core_output_words:>7} {s.predictions:>7} {s.silent_checks:>6} "
+                    f"{s.exercises:>9} {stated:>10} {s.estimated_minutes:>11} ({s.counted_minutes:4.1f}) "
                     f"{s.exercise_minutes:>7}{flag}")
     rows.append(f"budget: core <= {CORE_WORDS} words, <= {CORE_CELLS} cells and <= "
-                f"{CORE_MINUTES} min, total <= {TOTAL_WORDS} words; estimate = core words / "
-                f"{WORDS_PER_MINUTE} + code lines / {CODE_LINES_PER_MINUTE} + "
+                f"{CORE_MINUTES} min, total <= {TOTAL_WORDS} words; estimate = (core words + "
+                f"printed words) / {WORDS_PER_MINUTE} + code lines / {CODE_LINES_PER_MINUTE} + "
                 f"{MINUTES_PER_CODE_CELL} min per code cell + {MINUTES_PER_PREDICTION} min per "
                 f"'Predict', rounded up to 5 min; exercises {MINUTES_PER_ANSWER} min each, "
                 f"{MINUTES_PER_PROGRAM} if answered with code; "

@@ -7,7 +7,7 @@ Cells tagged `raises-exception` may raise (their error is stored); an error in
 any other cell stops with a message. Each picture's alt text is then written into its
 cell's metadata (tools/alt_text.py). Run from anywhere: each kernel starts in its
 lesson's folder, as JupyterLab's does (notebooks/, or notebooks/ko/ for the Korean
-edition, whose matplotlibrc gives the plots a Korean font).
+edition; its lessons' set_language("ko") gives the plots a Korean font).
 """
 import sys
 from pathlib import Path

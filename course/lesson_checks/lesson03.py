@@ -464,7 +464,7 @@ def exercise_3(answer) -> Verdict:
                                f"{N_SAMPLES_3} samples; model(...) was called {len(sizes)} "
                                f"time(s), on inputs of sizes {sizes}{unseen}",
                                f"n_micro={n_micro}일 때, 합쳐서 샘플 {N_SAMPLES_3}개를 담은 "
-                               f"마이크로 배치들로 순전파, 곧 model(...) 호출이 {n_micro}번 "
+                               f"마이크로 배치들로 순전파(model(...) 호출)가 {n_micro}번 "
                                f"있어야 합니다. model(...) 호출: {len(sizes)}번, 입력 크기 "
                                f"{sizes}{unseen}"))
         if backwards != n_micro or len(reached["weight"]) != n_micro:
