@@ -25,6 +25,7 @@ test_none_is_unanswered, test_odd_input_gets_a_hint, test_verdict_is_one_line = 
     every_checker_tests(CHECKS, ODD_INPUTS, sample_answers=[
         None, "self", {"y1": {"self"}}, {"y1": "x"}, [[1.0]], 3, torch.rand(4, 4),
         {"w", "loss"},
+        [("SplitBackward0", 2), ("ExpBackward0", 0)],
         [("SplitBackward0", 2), ("SplitBackward0", 0)]])
 
 
@@ -181,9 +182,14 @@ def test_exercise_1_examples_give_nothing_away(language):
     assert RIGHT_SLOTS["y1"] != set() and RIGHT_SLOTS["y2"] != {"self", "other"}
 
 
-# Exercise 2: y = last * first, both chunks of x: (SplitBackward0, 2), (SplitBackward0, 0).
+# Exercise 2: y = last * first.exp(): each pair names the node that made that input,
+# (SplitBackward0, 2) for last and (ExpBackward0, 0) for first.exp(), not the split behind it.
 
 RIGHT_PAIRS = solution("01", 2)  # the lesson's worked solution: [("SplitBackward0", 2), ...]
+
+
+def test_exercise_2_truth():
+    assert RIGHT_PAIRS == [("SplitBackward0", 2), ("ExpBackward0", 0)]
 
 
 def test_exercise_2_expected_comes_from_autograd():
@@ -199,40 +205,57 @@ def test_exercise_2_accepts_what_names_prints():
 @pytest.mark.parametrize("answer", [
     RIGHT_PAIRS,
     tuple(RIGHT_PAIRS),
-    [["SplitBackward0", 2], ["SplitBackward0", 0]],
-    [(" splitbackward0 ", 2), ("SPLITBACKWARD0", 0)],
-    [("SplitBackward0", np.int64(2)), ("SplitBackward0", 0)],
+    [["SplitBackward0", 2], ["ExpBackward0", 0]],
+    [(" splitbackward0 ", 2), ("EXPBACKWARD0", 0)],
+    [("SplitBackward0", np.int64(2)), ("ExpBackward0", 0)],
 ])
 def test_exercise_2_right(answer):
     assert is_correct(lesson01.exercise_2(answer))
 
 
 @pytest.mark.parametrize("answer, words", [
-    ([("SplitBackward0", 0), ("SplitBackward0", 2)], ["which input comes first"]),
-    ([("SplitBackward0", 0), ("SplitBackward0", 0)], ["not an input number"]),
-    ([("SplitBackward0", 3), ("SplitBackward0", 1)], ["numbered from 0"]),
-    ([("SplitBackward0", 2), ("SplitBackward0", 1)], ["counted from 0"]),
-    ([("SplitBackward0", 1), ("SplitBackward0", 0)], ["counted from 0"]),
+    # the old exercise's answer: chunk's node for first.exp() too, one step too far back
+    ([("SplitBackward0", 2), ("SplitBackward0", 0)], ["made that very input",
+                                                      "not a node further back"]),
+    ([("SplitBackward0", 0), ("SplitBackward0", 0)], ["made that very input"]),
+    ([("ExpBackward0", 0), ("SplitBackward0", 2)], ["which input comes first"]),
+    ([("ExpBackward0", 2), ("SplitBackward0", 0)], ["which input comes first"]),
+    ([("SplitBackward0", 0), ("ExpBackward0", 0)], ["not an input number"]),
+    ([("SplitBackward0", 0), ("ExpBackward0", 1)], ["not an input number"]),
+    ([("SplitBackward0", 3), ("ExpBackward0", 1)], ["numbered from 0"]),
+    ([("SplitBackward0", 2), ("ExpBackward0", 1)], ["counted from 0"]),
+    ([("SplitBackward0", 0), ("ExpBackward0", 2)], ["counted from 0"]),
     ([("SplitBackward0", 2)], ["one pair per input", "yours has 1"]),
-    ([("SplitBackward0", 2), ("SplitBackward0", 0), (None, 0)], ["yours has 3"]),
-    ([("AccumulateGrad", 0), ("AccumulateGrad", 0)], ["AccumulateGrad", "not leaves"]),
-    ([("torch::autograd::AccumulateGrad", 2), ("SplitBackward0", 0)], ["AccumulateGrad"]),
+    ([("SplitBackward0", 2), ("ExpBackward0", 0), (None, 0)], ["yours has 3"]),
+    ([("AccumulateGrad", 0), ("AccumulateGrad", 0)], ["AccumulateGrad", "neither input is a leaf"]),
+    ([("torch::autograd::AccumulateGrad", 2), ("ExpBackward0", 0)], ["AccumulateGrad"]),
     ([("SplitBackward0", 2), (None, 0)], ["needs no gradient"]),
     ([("MulBackward0", 2), ("MulBackward0", 0)], ["MulBackward0 itself"]),
-    ([("ChunkBackward0", 2), ("ChunkBackward0", 0)], ["section 3"]),
+    ([("ChunkBackward0", 2), ("ExpBackward0", 0)], ["section 3"]),
     ([("SliceBackward0", 0), ("SliceBackward0", 0)], ["section 3"]),
+    ([("SplitBackward0", 2), ("Exp", 0)], ["named after its operation"]),
+    ([("SplitBackward0", 2), ("ExpBackward", 0)], ["named after its operation"]),
 ])
 def test_exercise_2_wrong_answers_get_their_own_hint(answer, words):
     verdict = lesson01.exercise_2(answer)
     assert is_not_yet(verdict, *words), verdict
 
 
-def test_exercise_2_hints_never_give_the_numbers_away():
-    for answer in ([("SplitBackward0", 0), ("SplitBackward0", 0)],
-                   [("SplitBackward0", 0), ("SplitBackward0", 2)],
-                   [("ChunkBackward0", 2), ("ChunkBackward0", 0)]):
-        message = lesson01.exercise_2(answer).message
-        assert "SplitBackward0" not in message and "2" not in message, message
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_exercise_2_hints_never_give_the_answer_away(language):
+    set_language(language)
+    try:
+        messages = [lesson01.exercise_2(answer).message for answer in (
+            [("SplitBackward0", 2), ("SplitBackward0", 0)],
+            [("SplitBackward0", 0), ("ExpBackward0", 0)],
+            [("ExpBackward0", 0), ("SplitBackward0", 2)],
+            [("ChunkBackward0", 2), ("ChunkBackward0", 0)],
+            [("SplitBackward0", 2), ("Exp", 0)],
+            [("SplitBackward0", 2), ("ExpBackward0", 1)])]
+    finally:
+        set_language("en")
+    for message in messages:
+        assert not re.search(r"(?i)splitbackward|expbackward|2", message), message
 
 
 @pytest.mark.parametrize("answer, words", [
@@ -275,24 +298,24 @@ def test_exercise_3_right(answer):
     assert is_correct(lesson01.exercise_3(answer))
 
 
-LEAF_RULE = ["leaf has a .grad when it requires grad", "backward pass reaches it"]
-NON_LEAF_RULE = ["leaves are right", "retain_grad() was called before backward()"]
+RULE = ["a leaf", "requires grad", "backward pass reaches", "a non-leaf",
+        "retain_grad() was called before backward()"]
 
 
 @pytest.mark.parametrize("answer, words", [
-    ({"w", "u", "h", "x"}, LEAF_RULE),       # x: a leaf that does not require grad
-    ({"w", "h"}, LEAF_RULE),                 # u: reached, with a gradient of zeros
-    ({"u", "h"}, LEAF_RULE),                 # w
-    (set(), LEAF_RULE),
-    ({"x", "loss"}, LEAF_RULE),              # leaves first, then the non-leaves
-    ({"w", "u", "h", "g"}, NON_LEAF_RULE),   # g: retain_grad() after backward()
-    ({"w", "u", "h", "loss"}, NON_LEAF_RULE),
-    ({"w", "u"}, NON_LEAF_RULE),             # h: retain_grad() before backward()
+    ({"w", "u", "h", "x"}, RULE),       # x: a leaf that does not require grad
+    ({"w", "h"}, RULE),                 # u: reached, with a gradient of zeros
+    ({"u", "h"}, RULE),                 # w
+    (set(), RULE),
+    ({"x", "loss"}, RULE),
+    ({"w", "u", "h", "g"}, RULE),   # g: retain_grad() after backward()
+    ({"w", "u", "h", "loss"}, RULE),
+    ({"w", "u"}, RULE),             # h: retain_grad() before backward()
     ({"w", "u", "h", "z"}, ["unknown name(s) 'z'"]),
     ({"w", "u", "h", ""}, ["unknown name(s) ''"]),
     ({"w", "u", "h", " "}, ["unknown name(s) ''"]),
 ])
-def test_exercise_3_wrong_answers_get_the_rule_they_break(answer, words):
+def test_exercise_3_wrong_answers_get_the_rule(answer, words):
     verdict = lesson01.exercise_3(answer)
     assert is_not_yet(verdict, *words), verdict
 
@@ -323,18 +346,28 @@ def test_exercise_3_hints_name_no_tensor(answer, language):
     assert not NAME.search(message), message
 
 
-def test_exercise_3_hint_is_the_same_whichever_label_of_a_kind_is_wrong():
+# A hint per kind of tensor ("the leaves are right; not yet the non-leaves") let a reader
+# fix the leaves, then the non-leaves, by flipping names group by group: every wrong
+# answer gets the one rule that covers both kinds, and it says neither is right.
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_exercise_3_hint_is_the_same_for_every_wrong_answer(language):
     truth = set(solution("01", 3))
-    leaf_mistakes = {lesson01.exercise_3(truth ^ {name}).message for name in ("w", "u", "x")}
-    non_leaf_mistakes = {lesson01.exercise_3(truth ^ {name}).message
-                         for name in ("h", "g", "loss")}
-    assert len(leaf_mistakes) == 1 and len(non_leaf_mistakes) == 1
-    assert leaf_mistakes != non_leaf_mistakes
+    wrong = one_label_toggled() + [set(), set(lesson01.TENSOR_NAMES), {"w", "u", "x", "h"},
+                                   {"w", "u", "h", "g"}, {"x", "loss"}, {"w", "u"}]
+    set_language(language)
+    try:
+        messages = {lesson01.exercise_3(answer).message for answer in wrong}
+        rule = lesson01.grad_rule()
+    finally:
+        set_language("en")
+    assert truth not in wrong and len(messages) == 1, messages
+    assert messages.pop().endswith(rule)
+    assert "right" not in rule and "맞았" not in rule
 
 
 def test_exercise_3_every_name_is_not_a_way_in():
-    assert is_not_yet(lesson01.exercise_3(set(lesson01.TENSOR_NAMES)), *LEAF_RULE)
-    assert is_not_yet(lesson01.exercise_3({"w", "u", "x", "h"}), *LEAF_RULE)
+    assert is_not_yet(lesson01.exercise_3(set(lesson01.TENSOR_NAMES)), *RULE)
+    assert is_not_yet(lesson01.exercise_3({"w", "u", "x", "h"}), *RULE)
 
 
 def test_exercise_3_tensors_are_not_names():

@@ -319,3 +319,41 @@ def test_the_notebook_shows_the_broken_loop_the_checker_repairs(language):
     assert f"for step in range({lesson04.STEPS}):" in text
     for line in body_lines(lesson04.the_broken_loop):
         assert f"    {line}\n" in text
+
+
+# Korean names of the errors ------------------------------------------------------------
+
+KOREAN = {"freed buffer": ["해제된 버퍼 오류", "해제된 버퍼", "해제된버퍼"],
+          "version counter": ["버전 오류", "버전 카운터", " 버전 카운터 오류 "],
+          "none": ["없음", "오류 없음"]}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("spelling", range(2))
+def test_exercise_1_accepts_the_glossarys_korean_names(language, spelling):
+    """The right answer given with the Korean names (용어집: 해제된 버퍼 오류, 버전 오류, 없음)
+    is right in both languages' runs."""
+    answer = {label: KOREAN[name][spelling] for label, name in RIGHT_ERRORS.items()}
+    set_language(language)
+    try:
+        assert is_correct(exercise_1(answer, TwoHeadNet))
+        mixed = {**RIGHT_ERRORS, "A": KOREAN[RIGHT_ERRORS["A"]][-1]}
+        assert is_correct(exercise_1(mixed, TwoHeadNet))
+    finally:
+        set_language("en")
+
+
+@pytest.mark.parametrize("language, hint", [("en", "A hint: "),
+                                            ("ko", "틀린 판정이 있습니다. 힌트: ")])
+def test_exercise_1_refuses_a_wrong_answer_in_korean(language, hint):
+    wrong = next(name for name in KOREAN if name != RIGHT_ERRORS["A"])
+    answer = {**{label: KOREAN[name][0] for label, name in RIGHT_ERRORS.items()},
+              "A": KOREAN[wrong][0]}
+    set_language(language)
+    try:
+        assert is_not_yet(exercise_1(answer, TwoHeadNet), hint)
+        # a Korean word that names no error is no answer: the hint lists the names
+        odd = exercise_1({**RIGHT_ERRORS, "A": "해제"}, TwoHeadNet)
+        assert is_not_yet(odd, "'해제'", '"freed buffer"')
+    finally:
+        set_language("en")

@@ -67,8 +67,8 @@ def without(shapes, shape):
 
 
 @pytest.mark.parametrize("answer, words", [
-    (without(RIGHT_SHAPES, GELU_OUT), ["storages are missing", "input or its output"]),  # GELU as ReLU
-    (without(RIGHT_SHAPES, (25, 10)), ["missing"]),                                   # x forgotten
+    (without(RIGHT_SHAPES, GELU_OUT), ["storage is missing", "input or its output"]),  # GELU as ReLU
+    (without(RIGHT_SHAPES, (25, 10)), ["missing", "first Linear"]),                   # x forgotten
     (without(RIGHT_SHAPES, (25, 3)), ["missing", "pow(2)"]),                          # out forgotten
     (RIGHT_SHAPES + [TANH_OUT], ["more entries than storages", "listed once"]),       # Tanh twice
     (SWAPPED, ["right number of storages", "which activation saves its input"]),      # swapped
@@ -88,6 +88,15 @@ def without(shapes, shape):
 ])
 def test_exercise_1_hints_point_at_the_reasoning(answer, words):
     assert is_not_yet(lesson05.exercise_1(answer), *words)
+
+
+def test_exercise_1_missing_hint_asks_about_one_kind_of_omission():
+    # one question per kind (the batch, what pow(2) saves, an activation), never the checklist
+    for answer in (without(RIGHT_SHAPES, (25, 10)), without(RIGHT_SHAPES, (25, 3)),
+                   without(RIGHT_SHAPES, TANH_OUT)):
+        message = lesson05.exercise_1(answer).message
+        assert message.rstrip().endswith("?"), message
+        assert sum(topic in message for topic in ("first Linear", "pow(2)", "activation")) == 1
 
 
 def test_exercise_1_hints_do_not_name_the_entry_to_change():

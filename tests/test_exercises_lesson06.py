@@ -552,3 +552,35 @@ def test_exercise_2_right_in_korean(korean):
     verdict = lesson06.exercise_2(RIGHT_2)
     assert is_correct(verdict) and HANGUL.search(verdict.message)
     assert all(f"{n}: {RIGHT_2[n]}" in verdict.message for n in RIGHT_2)
+
+
+# Korean names of the errors ------------------------------------------------------------
+
+KOREAN = {FREED_BUFFER: ["해제된 버퍼 오류", "해제된 버퍼"],
+          VERSION_COUNTER: ["버전 오류", "버전 카운터"],
+          NO_ERROR: ["없음", "오류 없음"]}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("spelling", range(2))
+def test_exercise_2_accepts_the_glossarys_korean_names(language, spelling):
+    """The right answer with the Korean names (해제된 버퍼 오류, 버전 오류, 없음) is right in
+    both languages' runs."""
+    set_language(language)
+    try:
+        assert is_correct(lesson06.exercise_2(
+            {number: KOREAN[name][spelling] for number, name in RIGHT_2.items()}))
+    finally:
+        set_language("en")
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_exercise_2_refuses_a_wrong_answer_in_korean(language):
+    wrong = {number: KOREAN[name][0] for number, name in ONE_WRONG[0].items()}
+    set_language(language)
+    try:
+        verdict = lesson06.exercise_2(wrong)
+        assert is_not_yet(verdict, "retain_graph=True")
+        assert verdict.message == lesson06.exercise_2(ONE_WRONG[0]).message
+    finally:
+        set_language("en")

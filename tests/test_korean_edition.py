@@ -159,13 +159,18 @@ def test_states_the_same_time_as_the_english(pair):
 
 
 def glossary_rows():
-    """(English, Korean, words not to use) for each row of the glossary's table."""
+    """(English, Korean, words not to use, gloss policy) for each row of the glossary's table.
+
+    The policy (its "영어 병기" column) says where the English follows the term:
+    "강의마다" at its first use in every lesson, "01강에서만" in lesson 01 only, "안 함" never.
+    """
     rows = []
     for line in GLOSSARY.read_text().splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 4 and HANGUL.search(cells[1]) and cells[0] != "영어":
+        if len(cells) in (4, 5) and HANGUL.search(cells[1]) and cells[0] != "영어":
             avoid = [word.strip() for word in cells[3].split(",") if word.strip()]
-            rows.append((cells[0], cells[1], avoid))
+            policy = cells[4] if len(cells) == 5 else "강의마다"
+            rows.append((cells[0], cells[1], avoid, policy))
     return rows
 
 
@@ -187,9 +192,16 @@ def test_the_glossary_has_terms():
     assert len(glossary_rows()) >= 30
 
 
+def bridges_the_seed_word(line: str) -> bool:
+    """Lesson 01's one line that says the seed's 기울기 is the series' 변화도."""
+    return "기울기" in line and "변화도" in line and "원글" in line
+
+
 def test_no_word_the_glossary_rules_out():
     found = [(name, word) for name, text in korean_texts()
-             for _, _, avoid in glossary_rows() for word in avoid if word in text]
+             for _, _, avoid, _ in glossary_rows() for word in avoid
+             for line in text.splitlines()
+             if word in line and not (name.startswith("01_") and bridges_the_seed_word(line))]
     assert not found, f"use the glossary's term instead of: {found}"
 
 
@@ -197,11 +209,13 @@ def test_no_word_the_glossary_rules_out():
 NOT_TERMS = {"exercise", "Going further", "worked solution", "output"}
 
 
-def first_use_terms():
-    """Glossary terms of one Korean word or phrase, written the same way every time."""
-    return [(english, korean) for english, korean, _ in glossary_rows()
+def first_use_terms(lesson_01: bool):
+    """Translated glossary terms of one Korean word or phrase that this lesson glosses."""
+    glossed_here = {"강의마다", "01강에서만"} if lesson_01 else {"강의마다"}
+    return [(english, korean) for english, korean, _, policy in glossary_rows()
             if HANGUL.search(korean) and not re.search(r"[(),/`]", korean)
-            and not re.search(r"[()/,]", english) and english not in NOT_TERMS]
+            and not re.search(r"[()/,]", english) and english not in NOT_TERMS
+            and policy in glossed_here]
 
 
 def test_first_use_of_a_term_shows_the_english(pair):
@@ -210,7 +224,7 @@ def test_first_use_of_a_term_shows_the_english(pair):
     text = "\n".join(line for line in markdown(korean).splitlines() if not line.startswith("#"))
     text = re.sub(r"\s+", " ", text)  # a term may wrap onto the next line
     missing = []
-    for english, term in first_use_terms():
+    for english, term in first_use_terms(path.name.startswith("01_")):
         at = text.find(term)
         if at < 0:
             continue

@@ -15,9 +15,24 @@ def test_a_sum_and_a_plus_one_save_no_tensor():
     assert len(saved_tensors((a + 1).sum())) == 0
 
 
+def test_why_sum_and_plus_one_save_nothing_and_times_two_saves_the_2():
+    # §4: sum's backward "only spreads the incoming gradient over a's shape, which it keeps as
+    # plain sizes"; "a + 1 passes the gradient on unchanged"; "b * 2 ... saves it"
+    a = torch.rand(1, 4, requires_grad=True)
+    total = a.sum()
+    assert total.grad_fn._saved_self_sym_sizes == (1, 4)  # a tuple of ints, not a tensor
+    assert torch.equal(total.grad_fn(torch.tensor(3.0)), torch.full((1, 4), 3.0))
+    incoming = torch.rand(1, 4)
+    assert torch.equal((a + 1).grad_fn(incoming)[0], incoming)
+    doubled = (a ** 2) * 2
+    assert [row.attribute for row in saved_tensors(doubled)
+            if row.node == "MulBackward0"] == ["other"]
+    assert doubled.grad_fn._saved_other.item() == 2
+
+
 def test_a_saved_leaf_lives_while_the_graph_holds_it():
-    # §2: "A saved leaf lives while you *or* the graph hold it": its AccumulateGrad node
-    # holds it, so dropping your name is not enough while the graph lives.
+    # §2: "`a` lives: you hold it, and so does its AccumulateGrad node, part of the graph":
+    # dropping your name is not enough while the graph lives.
     a = torch.rand(1, 4, requires_grad=True)
     c = (a ** 2) * 2
     d = c.mean()

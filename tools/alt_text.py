@@ -34,7 +34,7 @@ AUTHORED = {
         "torchviz's drawing of the graph: leaf a (1, 4) feeds AccumulateGrad, then "
         "PowBackward0, then MulBackward0, which branches to MeanBackward0 giving d and to "
         "SumBackward0 giving e. It shows no saved tensors.",
-        "torchviz가 그린 그래프: 리프 a (1, 4)가 AccumulateGrad, PowBackward0, MulBackward0로 "
+        "torchviz가 그린 그래프: 잎 텐서 a (1, 4)가 AccumulateGrad, PowBackward0, MulBackward0으로 "
         "이어지고, MulBackward0에서 MeanBackward0(d)와 SumBackward0(e)로 갈라진다. 저장된 "
         "텐서는 보이지 않는다."),
     ("03", "da7e02c2"): (
@@ -42,8 +42,8 @@ AUTHORED = {
         "every step the loss falls smoothly by about three orders of magnitude; without "
         "zero_grad(), .grad is a running sum: the loss falls to about 0.4 by step 3, then "
         "swings between about 1 and 5 below its starting 6.2 and never settles.",
-        "40단계 동안의 MSE 손실(로그 눈금) 그래프. 매 단계 optimizer.zero_grad()를 하면 손실이 "
-        "약 천 분의 일로 매끄럽게 줄고, zero_grad()가 없으면 .grad가 누적 합이 되어 손실이 3단계에 "
+        "40스텝 동안의 MSE 손실(로그 눈금) 그래프. 매 스텝 optimizer.zero_grad()를 하면 손실이 "
+        "약 천 분의 일로 매끄럽게 줄고, zero_grad()가 없으면 .grad가 누적 합이 되어 손실이 스텝 3에서 "
         "약 0.4까지 떨어졌다가, 처음 값 6.2보다 낮은 약 1에서 5 사이를 오가며 자리 잡지 못한다."),
     ("03", "51f92a67"): (
         "Two memory timelines, bytes held above the level at entry over allocations and "
@@ -60,9 +60,9 @@ AUTHORED = {
         "(classification, cross-entropy) starts higher and falls fast to far below; loss1 "
         "(regression, MSE) falls slowly and steadily, wavering at the end. Both fall: one "
         "backward pass of their sum trains both heads.",
-        "150 학습 단계 동안 두 과제의 손실(로그 눈금). loss2(분류, 교차 엔트로피)는 더 높게 "
+        "150 학습 스텝 동안 두 태스크의 손실(로그 눈금). loss2(분류, 교차 엔트로피)는 더 높게 "
         "시작해 빠르게 훨씬 아래로 떨어지고, loss1(회귀, MSE)은 천천히 꾸준히 줄며 끝에서 조금 "
-        "흔들린다. 둘 다 줄어든다: 합에 대한 역전파 한 번이 두 헤드를 모두 학습시킨다."),
+        "흔들린다. 둘 다 줄어든다. 합에 대한 역전파 한 번이 두 헤드를 모두 학습시킨다."),
     ("05", "l05-plot"): (
         "Two panels of saved-tensor memory in KiB. Left: against depth (0 to 8 hidden "
         "layers, width 64), a straight rising line. Right: against width (16 to 256 units, "
@@ -70,7 +70,7 @@ AUTHORED = {
         "part, x and the output: memory grows linearly in depth and in width above it.",
         "저장된 텐서의 메모리(KiB)를 보이는 두 그래프. 왼쪽은 깊이(은닉 계층 0~8개, 너비 64)에 "
         "따라, 오른쪽은 너비(16~256 유닛, 깊이 3)에 따라 곧게 오르는 직선이다. 두 그래프의 "
-        "점선은 상수 부분(x와 출력)이다: 메모리는 그 위로 깊이와 너비에 선형으로 늘어난다."),
+        "점선은 상수 부분(x와 출력)이다. 메모리는 그 위로 깊이와 너비에 선형으로 늘어난다."),
 }
 
 GENERIC = "No description has been provided for this image"  # what nbconvert writes

@@ -80,10 +80,11 @@ def hint_for_unknown_labels(given, choices):
     if not unknown:
         return None
     return say(f"unknown label(s) {', '.join(unknown)}: the labels are {', '.join(choices)}",
-               f"없는 레이블 {', '.join(unknown)}: 쓸 수 있는 레이블은 {', '.join(choices)}입니다")
+               f"없는 레이블이 있습니다({', '.join(unknown)}). 쓸 수 있는 레이블은 "
+               f"{', '.join(choices)}입니다")
 
 
 def raised(error) -> str:
     """The hint for an answer whose code raised: the error's name and first line."""
     from .errors import describe
-    return say(f"your code raised {describe(error)}", f"코드에서 오류가 났습니다: {describe(error)}")
+    return say(f"your code raised {describe(error)}", f"코드에서 난 오류: {describe(error)}")

@@ -13,6 +13,13 @@ VERSION = "modified by an inplace operation"
 # The names the exercises use for them (an answer is one of these strings).
 FREED_BUFFER, VERSION_COUNTER, NO_ERROR = "freed buffer", "version counter", "none"
 ERROR_NAMES = (FREED_BUFFER, VERSION_COUNTER, NO_ERROR)
+# The glossary's Korean names for them, which an answer may give instead, in either
+# language's run; spaces are ignored ("해제된 버퍼 오류", "해제된버퍼", "오류 없음").
+KOREAN_ERROR_NAMES = {
+    "해제된버퍼오류": FREED_BUFFER, "해제된버퍼": FREED_BUFFER,
+    "버전오류": VERSION_COUNTER, "버전카운터": VERSION_COUNTER, "버전카운터오류": VERSION_COUNTER,
+    "없음": NO_ERROR, "오류없음": NO_ERROR,
+}
 
 
 def which_error(error) -> str | None:
@@ -37,6 +44,17 @@ def error_raised_by(run) -> str:
     return NO_ERROR
 
 
+def error_name(value) -> str | None:
+    """The one of ERROR_NAMES that `value` names: the English name in any case and spacing
+    (" Freed  buffer "), or one of KOREAN_ERROR_NAMES; None for anything else."""
+    if not isinstance(value, str):
+        return None
+    english = " ".join(value.split()).lower()
+    if english in ERROR_NAMES:
+        return english
+    return KOREAN_ERROR_NAMES.get("".join(value.split()))
+
+
 def describe(error) -> str:
     """'RuntimeError: <first line of its message>': a one-line account of an error."""
     lines = str(error).strip().splitlines()
@@ -55,13 +73,14 @@ def _loose(key):
 
 def read_error_names(answer, sequences, named, example):
     """({sequence: error name}, None) when `answer` is a dict naming one of ERROR_NAMES
-    for each of `sequences` (keys and names read loosely), else (None, a one-line hint).
+    for each of `sequences` (keys and names read loosely, names in English or Korean:
+    error_name), else (None, a one-line hint).
     named(keys): how a hint names sequences, e.g. "sequence C, D"; example: an answer's
     shape to show, e.g. '{"A": ..., "B": ...}'."""
     if not isinstance(answer, dict):
         return None, say(f"expected a dict from each sequence to an error, e.g. {example}; "
                          f"got {kind(answer)}",
-                         f"{example}처럼 오류를 짝지은 딕셔너리가 와야 하는데 "
+                         f"{example}처럼 오류 이름을 값으로 하는 딕셔너리가 와야 하는데 "
                          f"{kind(answer)}가 왔습니다")
     listed = ", ".join(f'"{name}"' for name in ERROR_NAMES)
     given = {}
@@ -70,15 +89,17 @@ def read_error_names(answer, sequences, named, example):
         if sequence not in sequences:
             return None, say(f"{key!r} is not a sequence: the sequences are "
                              f"{', '.join(map(str, sequences))}",
-                             f"{key!r}에 해당하는 것이 없습니다: {named(sequences)} 가운데 "
-                             f"하나여야 합니다")
-        name = value.strip().lower() if isinstance(value, str) else None
-        if name not in ERROR_NAMES:
+                             f"{key!r} 키에 해당하는 문항이 없습니다. 키는 {named(sequences)} "
+                             "가운데 하나를 가리켜야 합니다")
+        name = error_name(value)
+        if name is None:
             return None, say(f"{named([sequence])}: {value!r} is not one of {listed}",
-                             f"{named([sequence])}: {value!r} 값은 {listed} 중 하나가 아닙니다")
+                             f'{named([sequence])}에 준 {value!r} 값은 {listed} 가운데 하나가 '
+                             '아닙니다. 한국어로 "해제된 버퍼 오류", "버전 오류", "없음"이라고 '
+                             '써도 됩니다')
         given[sequence] = name
     missing = [sequence for sequence in sequences if sequence not in given]
     if missing:
         return None, say(f"say what {named(missing)} raises too, as one of {listed}",
-                         f"{named(missing)}에서 나는 오류도 {listed} 중 하나로 답하세요")
+                         f"{named(missing)}에서 나는 오류도 {listed} 가운데 하나로 답하세요")
     return given, None

@@ -68,8 +68,8 @@ def _read_slots(answer):
     if not isinstance(answer, dict):
         return None, say(f"expected a dict such as {{'y1': set(), 'y2': {{'self', 'other'}}, "
                          f"...}}; got {kind(answer)}",
-                         f"{{'y1': set(), 'y2': {{'self', 'other'}}, ...}} 같은 "
-                         f"딕셔너리(dict)가 와야 하는데 {kind(answer)}가 왔습니다")
+                         f"{{'y1': set(), 'y2': {{'self', 'other'}}, ...}} 같은 딕셔너리가 와야 "
+                         f"하는데 {kind(answer)}가 왔습니다")
     if any(not isinstance(key, str) for key in answer):
         return None, say("the keys are the products' names as strings, 'y1' to 'y4'",
                          "키는 곱의 이름을 문자열로 쓴 'y1'부터 'y4'까지입니다")
@@ -81,8 +81,8 @@ def _read_slots(answer):
                 or any(not isinstance(item, str) for item in value):
             return None, say("each value is a set of slot names as strings: {'self'}, "
                              "{'other'}, {'self', 'other'} or set()",
-                             "값은 저장 자리의 이름을 문자열로 담은 집합입니다: {'self'}, "
-                             "{'other'}, {'self', 'other'}, set()")
+                             "값은 저장 자리 이름을 문자열로 담은 집합, 즉 {'self'}, {'other'}, "
+                             "{'self', 'other'}, set() 가운데 하나입니다")
         name = key.strip().strip("'\"").strip().lower()
         if name in chosen:  # 'y1' and 'Y1': one product given twice, the last would win
             return None, say(f"two keys name the same product, {name}: give each product "
@@ -94,19 +94,19 @@ def _read_slots(answer):
     if unknown:
         return None, say(f"unknown name(s) {_quoted(unknown)}: the products are "
                          f"{', '.join(PRODUCTS)}",
-                         f"알 수 없는 이름입니다: {_quoted(unknown)}. 곱의 이름은 "
+                         f"알 수 없는 이름이 있습니다({_quoted(unknown)}). 곱의 이름은 "
                          f"{', '.join(PRODUCTS)}입니다")
     missing = [name for name in PRODUCTS if name not in chosen]
     if missing:
         return None, say(f"give a set for every product; none for {', '.join(missing)}",
-                         f"곱마다 집합을 하나씩 주세요. {', '.join(missing)}에 대한 답이 "
-                         f"없습니다")
+                         f"{', '.join(missing)}의 답이 없습니다. 곱마다 집합을 하나씩 주세요")
     slots = set().union(*chosen.values())
     if slots - set(SLOTS):
         return None, say(f"unknown slot name(s) {_quoted(sorted(slots - set(SLOTS)))}: the "
                          f"slots are 'self' (the first factor) and 'other' (the second)",
-                         f"알 수 없는 자리 이름입니다: {_quoted(sorted(slots - set(SLOTS)))}. "
-                         f"자리는 'self'(첫째 인수)와 'other'(둘째 인수)입니다")
+                         "알 수 없는 자리 이름이 "
+                         f"있습니다({_quoted(sorted(slots - set(SLOTS)))}). 자리는 'self'(첫째 "
+                         "인수)와 'other'(둘째 인수)입니다")
     return chosen, None
 
 
@@ -119,10 +119,9 @@ def factor_rule() -> str:
                "with requires_grad=True, or any tensor computed from one. Apply this to both "
                "factors of every product",
                "self * other에서 한 인수에 대한 변화도는 들어온 변화도에 다른 인수를 곱한 "
-               "것이므로, 노드는 다른 인수가 변화도를 필요로 할 때, 그리고 그때만 이 인수를 "
-               "저장합니다. 텐서는 requires_grad=True로 만든 잎 텐서이거나 그런 텐서로부터 "
-               "계산된 텐서일 때 변화도가 필요합니다. 모든 곱의 두 인수 모두에 이것을 "
-               "적용하세요")
+               "값입니다. 그래서 노드는 다른 인수에 변화도가 필요할 때, 오직 그때만 이 인수를 "
+               "저장합니다. 텐서에 변화도가 필요한 것은 requires_grad=True로 만든 잎 텐서이거나 "
+               "그런 텐서로부터 계산된 텐서일 때입니다. 곱마다 두 인수를 모두 이렇게 따져 보세요")
 
 
 def exercise_1(answer) -> Verdict:
@@ -131,9 +130,9 @@ def exercise_1(answer) -> Verdict:
         return unanswered(say("set `answer` to a dict from each product to the slots that "
                               "hold a tensor, e.g. {'y1': set(), 'y2': {'self', 'other'}, "
                               "...}, then run this cell again",
-                              "`answer`에 곱마다 텐서를 담은 자리의 집합을 적은 딕셔너리(예: "
-                              "{'y1': set(), 'y2': {'self', 'other'}, ...})를 넣고 이 셀을 "
-                              "다시 실행하세요"))
+                              "`answer`에 곱마다 텐서가 저장되는 자리의 집합을 적은 딕셔너리(예: "
+                              "{'y1': set(), 'y2': {'self', 'other'}, ...})를 넣고 이 셀을 다시 "
+                              "실행하세요"))
     chosen, hint = _read_slots(answer)
     if hint:
         return not_yet(hint)
@@ -146,12 +145,12 @@ def exercise_1(answer) -> Verdict:
                        "in y3 both factors need a gradient, so both are saved; in y4 "
                        "w.exp() is no leaf but was computed from w, so it needs a gradient "
                        "and x (other) is saved.",
-                       "∂(self * other)/∂self = other이고 ∂/∂other = self입니다: 한 인수는 "
-                       "다른 인수의 변화도를 위해 저장됩니다. y1에서는 w(other)만 "
+                       "∂(self * other)/∂self = other이고 ∂/∂other = self이므로, 한 인수는 다른 "
+                       "인수의 변화도를 구하려고 저장됩니다. y1에서는 w(other)만 "
                        "requires_grad=True이므로 x(self)가 저장됩니다. y2에서는 w가 self이므로 "
                        "x(other)가 저장됩니다. y3에서는 두 인수 모두 변화도가 필요하므로 둘 다 "
-                       "저장됩니다. y4에서 w.exp()는 잎 텐서가 아니지만 w로부터 계산되었으므로 "
-                       "변화도가 필요하고, x(other)가 저장됩니다."))
+                       "저장됩니다. y4의 w.exp()는 잎 텐서가 아니지만 w로부터 계산되었으므로 "
+                       "변화도가 필요하고, 그래서 x(other)가 저장됩니다."))
 
 
 # Exercise 2: y.grad_fn.next_functions for a product of two chunks, as names.
@@ -159,7 +158,7 @@ def exercise_1(answer) -> Verdict:
 EXERCISE_2_CODE = """\
 x = torch.arange(6.0, requires_grad=True)
 first, middle, last = x.chunk(3)
-y = last * first"""
+y = last * first.exp()"""
 
 PAIRS_EXAMPLE = "[('SomeBackward0', 0), (None, 0)]"
 
@@ -213,59 +212,79 @@ def exercise_2(answer) -> Verdict:
     if answer is None:
         return unanswered(say(f"set `answer` to the list of pairs that names(y.grad_fn) "
                               f"shows, e.g. {PAIRS_EXAMPLE}, then run this cell again",
-                              f"`answer`에 names(y.grad_fn)의 결과인 쌍의 리스트(예: "
+                              "`answer`에 names(y.grad_fn)이 돌려주는 쌍의 리스트(예: "
                               f"{PAIRS_EXAMPLE})를 넣고 이 셀을 다시 실행하세요"))
     given, hint = _read_pairs(answer)
     if hint:
         return not_yet(hint)
-    expected = _exercise_2_expected()  # [('SplitBackward0', 2), ('SplitBackward0', 0)]
+    expected = _exercise_2_expected()  # [('SplitBackward0', 2), ('ExpBackward0', 0)]
     wanted = [(name.lower(), index) for name, index in expected]
     if len(given) != len(wanted):
-        return not_yet(say(f"`last * first` has {len(wanted)} inputs, so next_functions holds "
-                           f"one pair per input, {len(wanted)} pairs; yours has {len(given)}",
-                           f"`last * first`의 입력은 {len(wanted)}개이므로 next_functions에는 "
+        return not_yet(say(f"`last * first.exp()` has {len(wanted)} inputs, so next_functions "
+                           f"holds one pair per input, {len(wanted)} pairs; yours has "
+                           f"{len(given)}",
+                           f"`last * first.exp()`의 입력은 {len(wanted)}개이므로 next_functions에는 "
                            f"입력마다 쌍이 하나씩, 모두 {len(wanted)}개 있습니다. 답에는 "
                            f"{len(given)}개가 있습니다"))
     if given == wanted:
-        (node, i_last), (_, i_first) = expected
-        return correct(say(f"MulBackward0's inputs in order: last, output {i_last} of the one "
-                           f"{node} that chunk made, then first, its output {i_first}.",
-                           f"MulBackward0 노드의 입력을 순서대로 보면, 먼저 last는 chunk가 "
-                           f"만든 {node} 노드 하나의 출력 {i_last}번이고, 다음 first는 같은 "
-                           f"노드의 출력 {i_first}번입니다."))
+        (split, i_last), (exp, i_exp) = expected
+        return correct(say(f"Each pair names the node that made that input: last is output "
+                           f"{i_last} of the one {split} that chunk made; first.exp() is "
+                           f"output {i_exp}, the only one, of the {exp} that exp made. first "
+                           f"itself feeds that {exp}, one step further back.",
+                           f"쌍마다 그 입력을 만든 노드가 나옵니다. last는 chunk가 만든 {split} "
+                           f"노드의 {i_last}번 출력이고, first.exp()는 exp가 만든 {exp} 노드의 "
+                           f"하나뿐인 출력인 {i_exp}번 출력입니다. first 자체는 그보다 한 단계 "
+                           f"앞에서 {exp} 노드의 입력이 됩니다."))
     names_given = [name for name, _ in given]
-    if names_given != [name for name, _ in wanted]:
+    names_wanted = [name for name, _ in wanted]
+    if names_given != names_wanted:
         if None in names_given:
-            return not_yet(say("None marks an input that needs no gradient; first and last "
-                               "were both computed from x, which requires grad",
-                               "None은 변화도가 필요 없는 입력을 뜻합니다. first와 last는 "
-                               "둘 다 requires_grad=True인 x로부터 계산되었습니다"))
+            return not_yet(say("None marks an input that needs no gradient; both inputs "
+                               "were computed from x, which requires grad",
+                               "None은 변화도가 필요 없는 입력을 뜻합니다. 두 입력은 모두 "
+                               "requires_grad=True인 x로부터 계산되었습니다"))
         # AccumulateGrad's name, with or without its C++ namespace ("torch" "::" "autograd")
         if any(name is not None and name.split("::")[-1] == "accumulategrad"
                for name in names_given):
-            return not_yet(say("first and last are not leaves, chunk computed them from x: "
-                               "their pairs name the node chunk made, not x's AccumulateGrad",
-                               "first와 last는 잎 텐서가 아닙니다. chunk가 x로부터 계산했기 "
-                               "때문입니다. 그래서 두 쌍에는 x의 AccumulateGrad가 아니라 "
-                               "chunk가 만든 노드의 이름이 들어갑니다"))
+            return not_yet(say("neither input is a leaf, both were computed from x: each "
+                               "pair names the node that made that input, not x's "
+                               "AccumulateGrad",
+                               "두 입력은 모두 잎 텐서가 아닙니다. x로부터 계산되었기 "
+                               "때문입니다. 그래서 쌍에는 x의 AccumulateGrad가 아니라 그 입력을 "
+                               "만든 노드의 이름이 들어갑니다"))
         if "mulbackward0" in names_given:
             return not_yet(say("y.grad_fn is MulBackward0 itself; its pairs name the nodes "
-                               "that made its inputs, last and first",
-                               "y.grad_fn이 바로 MulBackward0입니다. 그 쌍에는 입력 last와 "
-                               "first를 만든 노드의 이름이 들어갑니다"))
-        return not_yet(say("which node made last and first? chunk's node is the one section 3 "
-                           "found behind halves[1]; give its name as `names` prints it",
-                           "last와 first는 어느 노드가 만들었을까요? chunk의 노드는 3절에서 "
-                           "halves[1] 뒤에서 찾은 바로 그 노드입니다. `names`가 출력하는 "
-                           "그대로 이름을 주세요"))
+                               "that made its inputs, last and first.exp()",
+                               "y.grad_fn이 바로 MulBackward0입니다. 쌍에는 그 입력인 last와 "
+                               "first.exp()를 만든 노드의 이름이 들어갑니다"))
+        if names_given == names_wanted[::-1]:
+            return not_yet(say("the pairs follow the order of the operation's inputs: in "
+                               "`last * first.exp()`, which input comes first?",
+                               "쌍은 연산의 입력 순서를 따릅니다. `last * first.exp()`에서 먼저 "
+                               "오는 입력은 어느 것일까요?"))
+        if names_given[1] == names_wanted[0]:  # chunk's node for both: a step too far back
+            return not_yet(say("a pair names the node that made that very input, the last "
+                               "operation applied to it, not a node further back in the graph: "
+                               "which operation made each factor of `last * first.exp()`?",
+                               "쌍에는 그 입력 자체를 만든 노드, 즉 그 입력에 마지막으로 적용된 "
+                               "연산의 노드가 들어갑니다. 그래프에서 더 앞에 있는 노드가 아닙니다. "
+                               "`last * first.exp()`의 두 인수는 각각 어떤 연산이 만들었을까요?"))
+        if names_given[0] != names_wanted[0]:
+            return not_yet(say("which node made last? chunk's node is the one section 3 "
+                               "found behind halves[1]; give its name as `names` prints it",
+                               "last는 어느 노드가 만들었을까요? chunk의 노드는 3절에서 "
+                               "halves[1]을 만든 노드로 찾은 바로 그 노드입니다. `names`가 "
+                               "출력하는 그대로 이름을 주세요"))
+        return not_yet(say("which node made first.exp()? A backward node is named after its "
+                           "operation, as PowBackward0 is for `**`; give its name as `names` "
+                           "prints it",
+                           "first.exp()는 어느 노드가 만들었을까요? 역전파 노드의 이름은 "
+                           "`**`의 노드가 PowBackward0인 것처럼 연산의 이름을 따릅니다. "
+                           "`names`가 출력하는 그대로 이름을 주세요"))
     indices_given = [index for _, index in given]
     indices_wanted = [index for _, index in wanted]
-    if indices_given == indices_wanted[::-1]:
-        return not_yet(say("the pairs follow the order of the operation's inputs: in "
-                           "`last * first`, which input comes first?",
-                           "쌍은 연산의 입력 순서를 따릅니다. `last * first`에서 먼저 오는 "
-                           "입력은 어느 것일까요?"))
-    if all(index == 0 for index in indices_given):
+    if indices_given in ([0] * len(given), list(range(len(given)))):
         return not_yet(say("the number is not an input number: it says which output of that "
                            "node each input is. Which of chunk's outputs is last?",
                            "숫자는 입력의 번호가 아닙니다. 각 입력이 그 노드의 몇 번째 "
@@ -273,10 +292,10 @@ def exercise_2(answer) -> Verdict:
     if indices_given == [index + 1 for index in indices_wanted]:
         return not_yet(say("a node's outputs are numbered from 0, like a list's items",
                            "노드의 출력은 리스트의 항목처럼 0부터 번호를 매깁니다"))
-    return not_yet(say("the number says which output of the split node feeds each input, "
-                       "counted from 0 in the order chunk returns them",
-                       "숫자는 split 노드의 몇 번째 출력이 각 입력으로 들어가는지를 "
-                       "나타냅니다. chunk가 돌려주는 순서대로 0부터 셉니다"))
+    return not_yet(say("the number says which output of the node in its pair each input is, "
+                       "counted from 0 in the order that operation returns its outputs",
+                       "숫자는 각 입력이 쌍에 적힌 노드의 몇 번째 출력인지를 나타냅니다. 그 "
+                       "연산이 출력을 돌려주는 순서대로 0부터 셉니다"))
 
 
 # Exercise 3: after EXERCISE_3_CODE, which tensors have a .grad?
@@ -294,34 +313,24 @@ g.retain_grad()"""
 
 TENSOR_NAMES = ("w", "u", "x", "h", "g", "loss")
 
-# The hints never say which name is wrong, nor whether it is one too many or one too few:
-# each states the rule for one kind of tensor (leaves, non-leaves) and asks the reader to
-# apply it to every tensor of that kind, so a hint points to a rule, not to the name to
-# change.
-# Functions, not constants: the hints are written in the language chosen when the check
+# Every wrong answer gets the same hint: the rule for which tensors get a .grad, leaves and
+# non-leaves alike. It never says which name is wrong, nor whether it is one too many or
+# one too few, nor which kind of tensor (leaf or not) holds the mistake: a hint per kind
+# would let a reader fix the answer one kind at a time.
+# A function, not a constant: the hint is written in the language chosen when the check
 # runs.
 
-def leaf_rule() -> str:
-    """The hint when the answer is wrong about at least one leaf."""
-    return say("not yet right about the leaves (the tensors that no tracked operation "
-               "made): a leaf has a .grad when it requires grad and the backward pass "
-               "reaches it. Check every leaf, in your set "
-               "or not, against both conditions",
-               "잎 텐서(추적되는 연산이 만들지 않은 텐서)에 대한 답이 아직 맞지 않습니다. "
-               "잎 텐서는 requires_grad=True이고 역전파가 닿으면 "
-               ".grad를 가집니다. 답에 넣었든 넣지 않았든 모든 잎 텐서를 두 조건에 "
-               "비추어 보세요")
-
-
-def non_leaf_rule() -> str:
-    """The hint when the leaves are right and at least one non-leaf is wrong."""
-    return say("the leaves are right; not yet the non-leaves: a non-leaf keeps its .grad "
-               "only if its retain_grad() was called before backward() ran. Check every "
-               "non-leaf, in your set or not, against the order of the lines",
-               "잎 텐서는 맞았고, 잎 텐서가 아닌 텐서는 아직 아닙니다. 잎 텐서가 아닌 "
-               "텐서는 backward()가 실행되기 전에 retain_grad()를 호출했을 때만 .grad를 "
-               "남깁니다. 답에 넣었든 넣지 않았든 잎 텐서가 아닌 텐서를 모두 코드 줄의 "
-               "순서에 비추어 보세요")
+def grad_rule() -> str:
+    """The hint for any wrong answer: the whole rule, naming no tensor and no kind."""
+    return say("after backward(), a tensor has a .grad in two cases: it is a leaf (no "
+               "tracked operation made it) that requires grad and that the backward pass "
+               "reaches; or it is a non-leaf whose retain_grad() was called before "
+               "backward() ran. Check every tensor, in your set or not, against this rule",
+               "backward()를 실행한 뒤 .grad를 가지는 텐서는 두 가지입니다. "
+               "requires_grad=True이고 역전파가 닿는 잎 텐서(추적되는 연산이 만들지 않은 "
+               "텐서), 그리고 backward()가 실행되기 전에 retain_grad()를 호출한, 잎 텐서가 "
+               "아닌 텐서입니다. 답에 넣었든 넣지 않았든 모든 텐서를 이 규칙에 비추어 "
+               "보세요")
 
 
 def _run_exercise_3() -> tuple:
@@ -348,7 +357,7 @@ def exercise_3(answer) -> Verdict:
     if isinstance(answer, (set, frozenset, list, tuple)) \
             and any(isinstance(item, torch.Tensor) for item in answer):
         return not_yet(say("give the tensors' names as strings, {'w', 'x'}, not the tensors",
-                           "텐서가 아니라 텐서의 이름을 문자열로 주세요: {'w', 'x'}"))
+                           "텐서가 아니라 텐서의 이름을 문자열로 주세요. 예: {'w', 'x'}"))
     chosen = labels(answer)
     if chosen is None:
         return not_yet(say(f"expected a set of names such as {{'w', 'x'}}; got {kind(answer)}",
@@ -359,20 +368,17 @@ def exercise_3(answer) -> Verdict:
     if unknown:
         return not_yet(say(f"unknown name(s) {_quoted(unknown)}: the tensors are "
                            f"{', '.join(TENSOR_NAMES)}",
-                           f"알 수 없는 이름입니다: {_quoted(unknown)}. 텐서 이름은 "
+                           f"알 수 없는 이름이 있습니다({_quoted(unknown)}). 텐서 이름은 "
                            f"{', '.join(TENSOR_NAMES)}입니다"))
-    truth, leaves = _run_exercise_3()  # {'w', 'u', 'h'}, {'w', 'u', 'x'}: read, not stored
-    wrong = chosen ^ truth  # one too many or one too few: the hint does not say which
-    if wrong & leaves:
-        return not_yet(leaf_rule())
-    if wrong:
-        return not_yet(non_leaf_rule())
+    truth, _ = _run_exercise_3()  # {'w', 'u', 'h'}: read, not stored
+    if chosen != truth:  # the same hint whichever names are wrong, and however many
+        return not_yet(grad_rule())
     return correct(say("w and u are leaves that require grad and loss was computed from both "
                        "(u's .grad holds zeros); h kept its gradient because retain_grad() "
                        "came before backward; x requires no grad, and loss and g are "
                        "non-leaves that kept nothing (g asked too late).",
                        "w와 u는 requires_grad=True인 잎 텐서이고 loss는 둘 모두로부터 "
-                       "계산되었습니다(u의 .grad에는 0이 들어 있습니다). h는 retain_grad()가 "
-                       "역전파보다 먼저 호출되었으므로 변화도를 남겼습니다. x는 변화도가 "
-                       "필요 없고, loss와 g는 잎 텐서가 아닌 텐서로서 아무것도 남기지 "
-                       "않았습니다(g는 너무 늦게 요청했습니다)."))
+                       "계산되었습니다(u의 .grad에는 0이 들어 있습니다). h는 역전파보다 먼저 "
+                       "retain_grad()를 호출했으므로 변화도를 남겼습니다. x는 변화도가 필요 없고, "
+                       "loss와 g는 잎 텐서가 아닌 텐서로서 아무것도 남기지 않았습니다(g를 너무 "
+                       "늦게 요청했습니다)."))

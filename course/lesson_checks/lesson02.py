@@ -82,8 +82,8 @@ def _read_labels(answer, choices):
     if strange:
         return None, say(f"got {kind(answer)} containing {_element(strange[0])}; the labels "
                          f"are strings {labels}",
-                         f"{_element(strange[0])}이(가) 든 {kind(answer)}가 왔습니다. 레이블은 "
-                         f"문자열 {labels}입니다")
+                         f"{kind(answer)}에 문자열이 아닌 항목 {_element(strange[0])}이 들어 "
+                         f"있습니다. 레이블은 문자열 {labels}입니다")
     if not collection:
         return None, say(f"expected a set of labels, strings {labels}; got {kind(answer)}",
                          f"문자열 {labels} 레이블의 집합(set)이 와야 하는데 {kind(answer)}가 "
@@ -122,15 +122,16 @@ def _hint_1() -> str:
                "even when the value is the leaf `a` you still hold (section 2) or a plain number "
                "such as the 2 in `b * 2`, which MulBackward0 saves as a tensor (section 1; a "
                "number a node keeps as a plain number is no saved tensor). A node whose gradient "
-               "needs no value saves nothing, as for a.sum() and a + 1 (section 4). Check with "
-               "saved_tensors(expression).",
-               "살아남는 식의 집합이 아닙니다. 식마다, 어떤 노드가 변화도 공식에 필요한 값을 "
-               "텐서로 저장하는지 따져 보세요: 첫 번째 역전파가 그 텐서를 해제합니다. 그 값이 "
-               "여러분이 아직 가지고 있는 잎 텐서 `a`여도(2절), `b * 2`의 2 같은 평범한 수여도"
-               "(1절, MulBackward0 노드는 이 수를 텐서로 저장합니다) 마찬가지입니다. 노드가 평범한 "
-               "수 그대로 간직하는 수는 저장된 텐서가 아닙니다. 변화도에 아무 값도 필요 없는 노드는 "
+               "needs no value saves nothing, as for a.sum() and a + 1 (section 4). Decide again "
+               "and run this check again; saved_tensors(expression) shows why afterwards.",
+               "살아남는 식의 집합이 아닙니다. 식마다, 어떤 노드의 변화도 공식에 필요한 값이 "
+               "텐서로 저장되는지 따져 보세요. 그 텐서는 첫 번째 역전파가 해제합니다. 그 값이 "
+               "여러분이 아직 가지고 있는 잎 텐서 `a`여도(2절), `b * 2`의 2 같은 평범한 수여도 "
+               "마찬가지입니다. MulBackward0은 이 2를 텐서로 저장합니다(1절). 노드가 평범한 수로 "
+               "간직하는 수는 저장된 텐서가 아닙니다. 변화도에 아무 값도 필요 없는 노드는 "
                "아무것도 저장하지 않습니다. 4절의 a.sum()과 a + 1이 그렇습니다. "
-               "saved_tensors(식)으로 확인해 보세요.")
+               "다시 판단해서 이 확인 셀을 다시 실행하세요. 이유는 그다음에 saved_tensors(식)으로 "
+               "볼 수 있습니다.")
 
 
 def exercise_1(answer) -> Verdict:
@@ -138,8 +139,8 @@ def exercise_1(answer) -> Verdict:
     if answer is None:
         return unanswered(say("set `answer` to the set of labels that survive, strings "
                               f"{_label_range(EXPRESSIONS)}",
-                              "`answer`에 살아남는 식의 레이블 집합을 넣으세요. 레이블은 문자열 "
-                              f"{_label_range(EXPRESSIONS)}입니다"))
+                              "`answer`에 살아남는 식의 레이블 집합을 넣고 이 셀을 다시 "
+                              f"실행하세요. 레이블은 문자열 {_label_range(EXPRESSIONS)}입니다"))
     chosen, hint = _read_labels(answer, EXPRESSIONS)
     if hint:
         return not_yet(hint)
@@ -203,10 +204,10 @@ def _hint_2() -> str:
                "For each of the four calls, follow every node it runs through, not only the nodes "
                "of the output's own line: an output computed from another one runs through that "
                "one's nodes too.",
-               "아직 살아 있는 텐서의 집합이 아닙니다. 저장된 텐서는 무엇이든 그것을 참조하는 "
-               "동안 살아 있습니다: 여러분이 가진 이름, 또는 retain_graph 없는 역전파가 아직 "
-               "지나가지 않은 노드. 네 호출 각각이 지나가는 노드를 모두 따라가 보세요. 그 출력의 "
-               "줄에 있는 노드만이 아닙니다: 다른 출력으로 계산한 출력은 그 출력의 노드들도 "
+               "아직 살아 있는 텐서의 집합이 아닙니다. 저장된 텐서는 무언가가 참조하는 동안 살아 "
+               "있습니다. 여러분이 가진 이름이나, retain_graph 없는 역전파가 아직 지나가지 않은 "
+               "노드가 그렇습니다. 네 호출이 저마다 지나가는 노드를 모두 따라가 보세요. 그 출력의 "
+               "줄에 있는 노드만이 아닙니다. 다른 출력으로 계산한 출력은 그 다른 출력의 노드들도 "
                "지나갑니다.")
 
 
@@ -225,8 +226,9 @@ def exercise_2(answer) -> Verdict:
     if answer is None:
         return unanswered(say("set `answer` to the set of labels still alive, strings "
                               f"{_label_range(SAVED_2)} (or set() for none)",
-                              "`answer`에 아직 살아 있는 텐서의 레이블 집합을 넣으세요. 레이블은 "
-                              f"문자열 {_label_range(SAVED_2)}입니다(하나도 없으면 set())"))
+                              "`answer`에 아직 살아 있는 텐서의 레이블 집합을 넣고 이 셀을 다시 "
+                              f"실행하세요. 레이블은 문자열 {_label_range(SAVED_2)}이고, 하나도 "
+                              "없으면 set()입니다"))
     chosen, hint = _read_labels(answer, SAVED_2)
     if hint:
         return not_yet(hint)
@@ -236,9 +238,10 @@ def exercise_2(answer) -> Verdict:
     return correct(say(f"alive: {', '.join(sorted(alive))}. A node's backward drops its saved "
                        "tensors; a tensor goes only when nothing else (your names, a node not yet "
                        "run, a retained graph) still holds it.",
-                       f"살아 있는 것: {', '.join(sorted(alive))}. 역전파가 노드를 지나가면 노드는 "
-                       "저장된 텐서를 버립니다. 텐서는 다른 어떤 것(여러분의 이름, 아직 실행되지 "
-                       "않은 노드, 유지된 그래프)도 참조하지 않게 될 때에만 사라집니다."))
+                       f"살아 있는 텐서: {', '.join(sorted(alive))}. 역전파가 노드를 지나가면 "
+                       "노드는 저장된 텐서를 버립니다. 하지만 텐서가 메모리에서 사라지는 것은 "
+                       "여러분의 이름, 아직 실행되지 않은 노드, 유지된 그래프 가운데 어느 것도 "
+                       "그 텐서를 참조하지 않을 때뿐입니다."))
 
 
 # Exercise 3 ---------------------------------------------------------------
@@ -368,9 +371,10 @@ def _freed_hint() -> str:
                "Before each call, ask which nodes it runs through save a tensor "
                "(saved_tensors(loss1, loss2, loss3) lists them), and whether a later call runs "
                "through one of them too.",
-               "앞선 호출이 저장된 텐서를 해제한 노드를 뒤의 역전파가 지나갔습니다. 호출마다, 그 "
-               "호출이 지나가는 노드 가운데 텐서를 저장하는 것이 무엇인지(saved_tensors(loss1, "
-               "loss2, loss3)가 보여 줍니다), 그리고 뒤의 호출도 그 노드를 지나가는지 따져 보세요.")
+               "앞선 호출이 저장된 텐서를 해제한 노드를 나중 역전파가 다시 지나갔습니다. "
+               "호출마다, 그 호출이 지나가는 노드 가운데 어느 것이 텐서를 "
+               "저장하는지(saved_tensors(loss1, loss2, loss3)가 보여 줍니다), 나중 호출도 그 "
+               "노드를 지나가는지 따져 보세요.")
 
 
 def exercise_3(answer) -> Verdict:
@@ -379,7 +383,8 @@ def exercise_3(answer) -> Verdict:
     retain_graph=True that work (found by running every order and choice of flags)."""
     if answer is None:
         return unanswered(say("set `answer` to your function, e.g. `answer = backwards`",
-                              "`answer`에 작성한 함수를 넣으세요. 예: `answer = backwards`"))
+                              "`answer`에 작성한 함수를 넣고 이 셀을 다시 실행하세요. 예: "
+                              "`answer = backwards`"))
     if not callable(answer):
         return not_yet(say(f"expected a function taking the three losses, like "
                            f"`def backwards(loss1, loss2, loss3): ...`; got {kind(answer)}",
@@ -398,63 +403,63 @@ def exercise_3(answer) -> Verdict:
         name, value = odd
         return not_yet(say(f"{name}= was given {_element(value)}: pass True or False (or leave "
                            "it out), so that the count of retain_graph=True is what autograd did.",
-                           f"{name}=에 {_element(value)}이(가) 왔습니다: True나 False를 넘기세요"
-                           "(또는 생략하세요). 그래야 retain_graph=True의 개수가 autograd가 실제로 "
-                           "한 일과 맞습니다."))
+                           f"{name}=에 {_element(value)}을 넘겼습니다. True나 False를 넘기거나 "
+                           "인자를 생략하세요. 그래야 retain_graph=True의 개수가 autograd가 "
+                           "실제로 한 일과 맞습니다."))
     if any(call["failed"] for call in calls):
         return not_yet(_freed_hint())
     if len(seen) > len(calls):
         return not_yet(say("it calls torch.autograd.grad, which leaves w.grad alone: call "
                            "backward() on each loss.",
-                           "torch.autograd.grad를 호출합니다. 이 함수는 w.grad를 건드리지 "
-                           "않습니다: 손실마다 backward()를 호출하세요."))
+                           "torch.autograd.grad를 호출했습니다. 이 함수는 w.grad를 건드리지 "
+                           "않습니다. 손실마다 backward()를 호출하세요."))
     if not calls:
         return not_yet(say("no backward call was seen: call backward() once on each loss.",
-                           "backward() 호출이 보이지 않습니다: 손실마다 backward()를 한 번씩 "
+                           "backward() 호출이 보이지 않습니다. 손실마다 backward()를 한 번씩 "
                            "호출하세요."))
     started = [[index for index, _ in call["weights"]] for call in calls]
     if any(len(indexes) > 1 for indexes in started):
         return not_yet(say("one call starts from several losses. One (loss1 + loss2 + loss3)"
                            ".backward() is the way when only the total counts, and needs no "
                            "retain_graph at all; here each loss gets a backward() call of its own.",
-                           "호출 하나가 여러 손실에서 시작합니다. 합계만 필요하다면 "
-                           "(loss1 + loss2 + loss3).backward() 한 번이 맞는 방법이고 retain_graph도 "
-                           "전혀 필요 없습니다. 여기서는 손실마다 따로 backward()를 호출합니다."))
+                           "호출 하나가 여러 손실에서 시작합니다. 합계만 필요하다면 (loss1 + "
+                           "loss2 + loss3).backward() 한 번으로 충분하고 retain_graph도 필요 "
+                           "없습니다. 하지만 여기서는 손실마다 backward()를 따로 호출합니다."))
     if sorted(index for indexes in started for index in indexes) != list(range(len(losses))) \
             or any(not indexes for indexes in started):
         return not_yet(say("call backward() exactly once on each of the three losses you "
                            "receive, each call on one loss.",
-                           "받은 세 손실 각각에 backward()를 정확히 한 번씩, 호출마다 손실 하나씩 "
-                           "호출하세요."))
+                           "받은 세 손실 각각에 backward()를 정확히 한 번씩 호출하세요. 한 "
+                           "호출에는 손실 하나만 씁니다."))
     # A gradient= of ones is the default, said aloud; any other weight changes w.grad's shares.
     if not all(weight is not None and bool((weight == 1).all())
                for call in calls for _, weight in call["weights"]):
         return not_yet(say("a call gives its loss a weight (a factor or a gradient= argument): "
                            "call backward() on each loss itself.",
-                           "어떤 호출이 손실에 가중치(계수나 gradient= 인자)를 줍니다: 손실 자체에서 "
-                           "backward()를 호출하세요."))
+                           "어떤 호출이 손실에 계수를 곱하거나 gradient= 인자를 줍니다. 손실 "
+                           "자체에서 backward()를 호출하세요."))
     if any(call["create"] for call in calls):
         return not_yet(say("it uses create_graph=True, which keeps the graph too and builds "
                            "another for the gradients: use retain_graph=True where keeping is "
                            "needed.",
-                           "create_graph=True를 씁니다. 이것도 그래프를 유지하고, 변화도를 위한 "
-                           "그래프를 하나 더 만듭니다: 유지가 필요한 곳에는 retain_graph=True를 "
-                           "쓰세요."))
+                           "create_graph=True를 썼습니다. 이 인자도 그래프를 유지하지만, 변화도를 "
+                           "위한 그래프를 하나 더 만듭니다. 유지가 필요한 곳에는 "
+                           "retain_graph=True를 쓰세요."))
     if calls[0]["before"] is not None:
         return not_yet(say("w.grad already held something when the first backward ran: leave "
                            "it to the three calls.",
-                           "첫 번째 역전파가 실행될 때 w.grad에 이미 값이 들어 있었습니다: w.grad는 "
-                           "세 호출에 맡기세요."))
+                           "첫 번째 역전파가 실행될 때 w.grad에 이미 값이 들어 있었습니다. "
+                           "w.grad는 세 호출에 맡기세요."))
     if w.grad is None or calls[-1]["after"] is None or not torch.equal(w.grad, calls[-1]["after"]):
         return not_yet(say("w.grad was changed after the backward calls: let them write all "
                            "of it.",
-                           "backward() 호출 뒤에 w.grad가 바뀌었습니다: w.grad는 호출들이 전부 "
-                           "쓰게 하세요."))
+                           "backward() 호출이 끝난 뒤에 w.grad가 바뀌었습니다. w.grad는 처음부터 "
+                           "끝까지 세 호출이 쓰게 두세요."))
     if runs != _expected_runs(losses, runs) or not torch.allclose(w.grad, _reference_gradient()):
         return not_yet(say("the graph's nodes did not each run once per loss through them: "
                            "run backward() on the losses you receive, once each.",
-                           "그래프의 노드가 저마다 자신을 지나는 손실마다 한 번씩 실행되지 "
-                           "않았습니다: 받은 손실에서 한 번씩 backward()를 실행하세요."))
+                           "노드마다 그 노드를 지나는 손실의 수만큼 실행되어야 하는데 그렇지 "
+                           "않았습니다. 받은 손실마다 backward()를 한 번씩 실행하세요."))
     flags = sum(call["retain"] for call in calls)
     if flags > fewest_flags():
         return not_yet(say(f"all three ran, with {flags} retain_graph=True; fewer will do. A "
@@ -462,15 +467,15 @@ def exercise_3(answer) -> Verdict:
                            "tensors it would free, and the order is yours: find the nodes that "
                            "save a tensor (saved_tensors(loss1, loss2, loss3)) and the losses "
                            "that run through each.",
-                           f"세 역전파가 모두 실행되었지만 retain_graph=True가 {flags}개입니다. 더 "
-                           "적게도 됩니다. 어떤 호출에 그것이 필요한 것은, 그 호출이 해제할 저장된 "
-                           "텐서를 가진 노드를 뒤의 호출이 지나갈 때뿐이고, 순서는 여러분이 정합니다: "
-                           "텐서를 저장하는 노드(saved_tensors(loss1, loss2, loss3))와, 각 노드를 "
-                           "지나가는 손실을 찾아보세요."))
+                           f"세 역전파가 모두 실행되었지만 retain_graph=True가 {flags}개입니다. "
+                           "더 적어도 됩니다. 호출에 retain_graph=True가 필요한 것은 그 호출이 "
+                           "해제할 저장된 텐서를 가진 노드를 나중 호출이 지나갈 때뿐이고, 호출 "
+                           "순서는 여러분이 정합니다. 텐서를 저장하는 노드(saved_tensors(loss1, "
+                           "loss2, loss3))와 각 노드를 지나가는 손실을 찾아보세요."))
     return correct(say(f"all three ran, with {flags} retain_graph=True, the fewest possible: "
                        "only a call that a later call shares a saving node with keeps the graph. "
                        "w + 1 saves nothing, so sharing it needs no keeping.",
-                       f"세 역전파가 모두 retain_graph=True {flags}개로 실행되었습니다. 이것이 "
-                       "가능한 최소입니다: 텐서를 저장하는 노드를 뒤의 호출과 함께 지나가는 호출만 "
-                       "그래프를 유지합니다. w + 1은 아무것도 저장하지 않으므로, 그것을 함께 "
+                       f"세 역전파가 모두 retain_graph=True {flags}개로 실행되었고, 이것이 가능한 "
+                       "최소입니다. 텐서를 저장하는 노드를 나중 호출과 함께 지나가는 호출만 "
+                       "그래프를 유지하면 됩니다. w + 1은 아무것도 저장하지 않으므로 함께 "
                        "지나가도 유지할 필요가 없습니다."))

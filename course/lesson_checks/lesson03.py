@@ -140,16 +140,16 @@ def exercise_1(answer) -> Verdict:
     if answer is None:
         return unanswered(say("replace None with (w.grad, g) after the calls, as two lists of "
                               "two numbers, e.g. ([0.0, 0.0], [0.0, 0.0])",
-                              "None 대신 호출들이 끝난 뒤의 (w.grad, g)를 두 수의 리스트 두 개로 "
-                              "넣으세요. 예: ([0.0, 0.0], [0.0, 0.0])"))
+                              "`answer`에 호출들이 끝난 뒤의 (w.grad, g)를 두 수의 리스트 두 개로 "
+                              "넣고 이 셀을 다시 실행하세요. 예: ([0.0, 0.0], [0.0, 0.0])"))
     values = _pair(answer)
     if values is None:
         return not_yet(say("give (w.grad, g) as two lists of two numbers, e.g. "
                            "([0.0, 0.0], [0.0, 0.0]) (w has two elements, so each gradient has "
                            f"two); got {_what_was_given(answer)}",
-                           "(w.grad, g)를 두 수의 리스트 두 개로 주세요. 예: "
-                           "([0.0, 0.0], [0.0, 0.0]) (w의 원소가 두 개이므로 변화도마다 두 "
-                           f"개입니다). 받은 것: {_what_was_given(answer)}"))
+                           "w의 원소가 두 개이므로 (w.grad, g)를 수 두 개짜리 리스트 두 개로 "
+                           "주세요. 예: ([0.0, 0.0], [0.0, 0.0]). 받은 것: "
+                           f"{_what_was_given(answer)}"))
     own, w_grad, g = _run_the_calls()
     given_w_grad, given_g = values
     if close(given_w_grad, g) and close(given_g, w_grad):
@@ -191,10 +191,10 @@ def _how_to_decide() -> str:
                "it normalises a sample with: the sample's own, averages kept from training, "
                "or those of the batch it is given; a layer breaks the equality when a "
                "sample's output depends on the other samples of its micro-batch",
-               "각 계층에 대해, 모델이 실행되는 모드에서 한 샘플을 어떤 평균과 분산으로 "
-               "정규화하는지 따져 보세요: 그 샘플 자신의 것인가, 학습 중에 모아 둔 평균인가, "
-               "입력으로 받은 배치의 것인가. 한 샘플의 출력이 같은 마이크로 배치에 든 다른 "
-               "샘플들에 따라 달라지는 계층이 등식을 깨뜨립니다")
+               "계층마다, 모델이 실행되는 모드에서 한 샘플을 어떤 평균과 분산으로 정규화하는지 "
+               "따져 보세요. 그 샘플 자신의 것인지, 학습 중에 모아 둔 이동 평균인지, 입력으로 "
+               "받은 배치의 것인지 말입니다. 한 샘플의 출력이 같은 마이크로 배치에 든 다른 샘플에 "
+               "따라 달라지는 계층이 등식을 깨뜨립니다")
 
 
 def _model_with(label):
@@ -221,8 +221,8 @@ def exercise_2(answer) -> Verdict:
     if answer is None:
         return unanswered(say('replace None with the set of labels whose layer keeps the '
                               f'equality, e.g. {EXAMPLE_2}, or set() for none',
-                              'None 대신 등식을 지키는 계층의 레이블 집합을 넣으세요. '
-                              f'예: {EXAMPLE_2}. 하나도 없으면 set()'))
+                              "`answer`에 등식을 지키는 계층의 레이블 집합을 넣고 이 셀을 다시 "
+                              f"실행하세요. 예: {EXAMPLE_2}. 하나도 없으면 set()입니다"))
     given = labels(answer)
     if given is None:  # the example is the lesson's own, a set that is not the key
         return not_yet(say(f'expected a set of labels such as {EXAMPLE_2}; got {kind(answer)}',
@@ -434,15 +434,15 @@ def exercise_3(answer) -> Verdict:
     """answer: a function accumulate(model, X, y, n_micro) that fills each parameter's .grad."""
     if answer is None:
         return unanswered(say("replace None with your function accumulate(model, X, y, n_micro)",
-                              "None 대신 직접 작성한 함수 accumulate(model, X, y, n_micro)를 "
-                              "넣으세요"))
+                              "`answer`에 직접 작성한 함수 accumulate(model, X, y, n_micro)를 "
+                              "넣고 이 셀을 다시 실행하세요"))
     if not callable(answer):
         return not_yet(say("answer should be a function accumulate(model, X, y, n_micro) "
                            "(def accumulate(...): ..., then answer = accumulate); "
                            f"got {kind(answer)}",
-                           "answer로 함수 accumulate(model, X, y, n_micro)가 와야 하는데"
-                           "(def accumulate(...): ...로 정의한 뒤 answer = accumulate) "
-                           f"{kind(answer)}가 왔습니다"))
+                           "`answer`에는 함수 accumulate(model, X, y, n_micro)가 와야 하는데 "
+                           f"{kind(answer)}가 왔습니다. def accumulate(...): ...로 정의한 뒤 "
+                           "answer = accumulate로 넣으세요"))
     X, y = _regression_data(N_SAMPLES_3, seed=5)
     for n_micro in N_MICRO_TRIED:
         try:
@@ -463,18 +463,20 @@ def exercise_3(answer) -> Verdict:
                                f"calls to model(...), on micro-batches that together hold the "
                                f"{N_SAMPLES_3} samples; model(...) was called {len(sizes)} "
                                f"time(s), on inputs of sizes {sizes}{unseen}",
-                               f"n_micro={n_micro}일 때, 합쳐서 샘플 {N_SAMPLES_3}개를 담은 "
-                               f"마이크로 배치들로 순전파(model(...) 호출)가 {n_micro}번 "
-                               f"있어야 합니다. model(...) 호출: {len(sizes)}번, 입력 크기 "
-                               f"{sizes}{unseen}"))
+                               f"n_micro={n_micro}일 때는 샘플 {N_SAMPLES_3}개를 나누어 담은 "
+                               f"마이크로 배치마다 순전파, 즉 model(...) 호출이 모두 {n_micro}번 "
+                               f"있어야 합니다. 실제 model(...) 호출은 {len(sizes)}번, 입력 "
+                               f"크기는 {sizes}였습니다{unseen}"))
         if backwards != n_micro or len(reached["weight"]) != n_micro:
             return not_yet(say(f"with n_micro={n_micro}, expected one backward() per "
                                f"micro-batch, {n_micro} in all, each reaching model.weight; "
-                               f"counted {backwards} backward call(s), {len(reached['weight'])} "
-                               "reaching model.weight",
+                               "backward passes counted (backward() or torch.autograd.grad): "
+                               f"{backwards}, of which {len(reached['weight'])} reached "
+                               "model.weight",
                                f"n_micro={n_micro}일 때, 마이크로 배치마다 한 번씩, 모두 "
                                f"{n_micro}번의 backward()가 있고 각각 model.weight까지 닿아야 "
-                               f"합니다. 센 결과: backward 호출 {backwards}번, 그중 model.weight에 "
+                               "합니다. 센 결과: 역전파(backward() 또는 torch.autograd.grad) "
+                               f"{backwards}번, 그중 model.weight에 "
                                f"닿은 것 {len(reached['weight'])}번"))
         if overlapping:
             return not_yet(say(f"with n_micro={n_micro}, a forward pass began while an earlier "
@@ -504,10 +506,10 @@ def exercise_3(answer) -> Verdict:
                                "거쳐야 합니다"))
         if added != n_micro:
             return not_yet(say(f"with n_micro={n_micro}, {added} of your {n_micro} backward "
-                               "calls added into .grad: torch.autograd.grad returns a gradient "
+                               "passes added into .grad: torch.autograd.grad returns a gradient "
                                "without adding it; call backward() and let it add each "
                                "micro-batch's gradient into .grad",
-                               f"n_micro={n_micro}일 때, backward 호출 {n_micro}번 중 .grad에 "
+                               f"n_micro={n_micro}일 때, 역전파 {n_micro}번 중 .grad에 "
                                f"더한 것은 {added}번입니다. torch.autograd.grad는 변화도를 "
                                ".grad에 더하지 않고 돌려줍니다. backward()를 호출해 각 마이크로 "
                                "배치의 변화도가 .grad에 더해지게 하세요"))

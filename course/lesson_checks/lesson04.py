@@ -141,13 +141,13 @@ def reasoning_hint():
         "error if an earlier call without retain_graph=True ran through one of them, the "
         "version-counter error if one of them saved a tensor changed in place since "
         "(optimizer.step() changes in place each parameter that has a .grad; each Linear's "
-        "mat2 is its weight, transposed), and nothing otherwise",
-        "역전파 호출마다 어느 노드를 지나가는지 따져 보세요(autograd.grad는 손실에서 요청한 "
-        "텐서로 가는 경로 위의 노드만 실행합니다). retain_graph=True 없이 호출한 앞선 호출이 "
-        "그중 하나를 지나갔다면 해제된 버퍼(freed buffer) 오류가, 그중 하나가 저장한 텐서가 그 "
-        "뒤에 제자리에서 바뀌었다면 버전 카운터(version counter) 오류가 나고, 그 밖에는 오류가 "
-        "나지 않습니다(optimizer.step()은 .grad가 있는 매개변수를 모두 제자리에서 바꾸고, 각 "
-        "Linear의 mat2는 전치된 가중치입니다)")
+        "mat2, where it saved one, is its weight, transposed), and nothing otherwise",
+        "역전파 호출마다 어느 노드를 지나가는지 따져 보세요. autograd.grad는 손실에서 요청한 "
+        "텐서로 가는 경로 위의 노드만 실행합니다. retain_graph=True 없이 호출한 앞선 호출이 그 "
+        "노드 가운데 하나를 지나갔다면 해제된 버퍼(freed buffer) 오류가 납니다. 그 노드 가운데 "
+        "하나가 저장한 텐서가 그 뒤 제자리에서 바뀌었다면 버전 카운터 오류가 납니다. 둘 다 아니면 "
+        "오류가 나지 않습니다. optimizer.step()은 .grad가 있는 매개변수를 모두 제자리에서 바꾸고, "
+        "Linear가 mat2를 저장했다면 그 mat2는 전치된 가중치입니다")
 
 
 def _error_raised_by_sequence(model_class, sequence):
@@ -167,8 +167,8 @@ def exercise_1(answer, model_class=None):
         return unanswered(say('set `answer` to a dict {"A": ..., "B": ..., "C": ..., "D": ...}, '
                               'each "freed buffer", "version counter" or "none"',
                               '`answer`에 딕셔너리 {"A": ..., "B": ..., "C": ..., "D": ...}를 '
-                              '넣으세요. 각 값은 "freed buffer", "version counter", "none" 중 '
-                              '하나입니다'))
+                              '넣고 이 셀을 다시 실행하세요. 각 값은 "freed buffer", "version '
+                              'counter", "none" 가운데 하나입니다'))
     problem = _model_class_problem(model_class, "exercise_1")
     if problem:
         return not_yet(problem)
@@ -187,10 +187,9 @@ def exercise_1(answer, model_class=None):
                            "call freed, or that changed in place since it was saved; a call "
                            "that never runs through a node, or that touches only .grad, leaves "
                            "it whole",
-                           "역전파는 앞선 호출이 해제한 저장된 텐서나, 저장된 뒤 제자리에서 "
-                           "바뀐 저장된 텐서가 필요할 때 실패합니다. 어떤 노드를 한 번도 "
-                           "지나지 않는 호출이나 .grad만 건드리는 호출은 그 노드를 온전히 "
-                           "남겨 둡니다"))
+                           "역전파는 필요한 저장된 텐서를 앞선 호출이 해제했거나, 그 텐서가 "
+                           "저장된 뒤 제자리에서 바뀌었을 때 실패합니다. 노드를 지나가지 않는 "
+                           "호출이나 .grad만 건드리는 호출은 그 노드를 온전히 남겨 둡니다"))
     hint = reasoning_hint()
     return not_yet(say(f"not every verdict is right. A hint: {hint}",
                        f"틀린 판정이 있습니다. 힌트: {hint}"))
@@ -284,10 +283,10 @@ def changes_hint():
         "when optimizer.step() runs, .grad does not hold the gradient of loss1 + loss2; or it "
         "trains right but walks the trunk backward twice a step. Follow each change call by "
         "call and ask all three",
-        "수정안이 틀리는 길은 세 가지입니다. 루프에서 여전히 오류가 나거나, 실행은 되지만 "
+        "수정안이 틀리는 경우는 세 가지입니다. 루프에서 여전히 오류가 나거나, 실행은 되지만 "
         "optimizer.step()이 실행될 때 .grad에 loss1 + loss2의 변화도가 들어 있지 않거나, 학습은 "
-        "제대로 되지만 스텝마다 몸통을 역전파로 두 번 지나갑니다. 수정안마다 호출 단위로 따라가며 "
-        "세 가지를 모두 물어보세요")
+        "제대로 되지만 스텝마다 공유 계층을 역전파로 두 번 지나갑니다. 수정안마다 호출을 하나씩 "
+        "따라가며 세 가지를 모두 확인하세요")
 
 
 def _intended(model_class):
@@ -318,8 +317,8 @@ def exercise_2(answer, model_class=None):
     if answer is None:
         return unanswered(say(f"set `answer` to the set of letters (A to {last}) of the "
                               'changes that work, such as {"A", "B"}',
-                              f"`answer`에 제대로 동작하는 수정안의 글자(A부터 {last}까지) 집합을 "
-                              '넣으세요. 예: {"A", "B"}'))
+                              f'`answer`에 제대로 동작하는 수정안의 글자(A부터 {last}까지) 집합을 '
+                              f'넣고 이 셀을 다시 실행하세요. 예: {{"A", "B"}}'))
     problem = _model_class_problem(model_class, "exercise_2")
     if problem:
         return not_yet(problem)
@@ -328,8 +327,8 @@ def exercise_2(answer, model_class=None):
         return not_yet(hint)
     if not given:
         return not_yet(say("at least one of the changes works: try each one call by call",
-                           "수정안 가운데 적어도 하나는 동작합니다. 하나씩 호출 단위로 따라가 "
-                           "보세요"))
+                           "수정안 가운데 적어도 하나는 동작합니다. 수정안마다 호출을 하나씩 "
+                           "따라가 보세요"))
     outcomes = _outcomes(_LessonModel)
     if outcomes != _outcomes(model_class):
         return not_yet(_not_the_lessons_model())
@@ -346,8 +345,8 @@ def exercise_2(answer, model_class=None):
                        "retaining on both pays for a second pass through the trunk",
                        "두 손실에서 시작하는 역전파 단계 한 번이고, optimizer.step()이 실행될 때 "
                        "그 변화도가 .grad에 들어 있으면 됩니다. 역전파가 넣든 직접 넣든 "
-                       "상관없습니다. 그 한 번에 쓴 retain_graph=True는 다음 순전파 단계의 "
-                       "손실이 그 자리를 대신할 때까지 저장된 텐서를 붙잡아 두지만 역전파 "
-                       "단계를 늘리지는 않습니다. 두 역전파 호출 사이의 zero_grad()는 첫 호출의 "
-                       "변화도를 버리고, 두 번째 호출의 retain_graph는 너무 늦으며, 두 호출 "
-                       "모두에 retain_graph를 주면 몸통을 한 번 더 지나가는 비용을 치릅니다"))
+                       "상관없습니다. 그 한 번에 쓴 retain_graph=True는 다음 순전파 단계의 손실이 "
+                       "그 자리를 대신할 때까지 저장된 텐서를 붙잡아 두지만 역전파 단계를 "
+                       "늘리지는 않습니다. 두 역전파 호출 사이의 zero_grad()는 첫 호출의 변화도를 "
+                       "버리고, 두 번째 호출의 retain_graph는 너무 늦으며, 두 호출 모두에 "
+                       "retain_graph를 주면 공유 계층을 한 번 더 지나가는 비용을 치릅니다"))

@@ -125,13 +125,13 @@ def exercise_1(answer) -> Verdict:
     if answer is None:
         return unanswered(say(f"set `answer` to a list of shapes, one per storage, e.g. "
                               f"{SHAPES_EXAMPLE}, then run this cell again",
-                              f"`answer`에 스토리지마다 shape 하나씩, shape의 리스트를 넣고(예: "
-                              f"{SHAPES_EXAMPLE}) 이 셀을 다시 실행하세요"))
+                              "`answer`에 스토리지마다 shape를 하나씩 적은 리스트(예: "
+                              f"{SHAPES_EXAMPLE})를 넣고 이 셀을 다시 실행하세요"))
     if as_number(answer) is not None:
         return not_yet(say(f"give the shapes, one per storage, not a number: a list such as "
                            f"{SHAPES_EXAMPLE}; the checker adds up the bytes",
-                           f"숫자가 아니라 스토리지마다 shape 하나씩을 주세요. {SHAPES_EXAMPLE} "
-                           "같은 리스트입니다. 바이트 수는 확인 함수가 더합니다"))
+                           "숫자 하나가 아니라 스토리지마다 shape를 하나씩 적은 리스트를 주세요. "
+                           f"예: {SHAPES_EXAMPLE}. 바이트 수는 채점기가 더합니다"))
     given, odd_entry = _read_shapes(answer)
     if given is None and odd_entry is None:
         return not_yet(say(f"expected a list of shapes such as {SHAPES_EXAMPLE}, each a tuple "
@@ -147,16 +147,21 @@ def exercise_1(answer) -> Verdict:
     if not given:
         return not_yet(say("the list is empty: go through the nodes from the loss back and list, "
                            "once each, the storages their backward needs",
-                           "리스트가 비어 있습니다: 손실에서부터 노드를 하나씩 거슬러 가며, 그 역전파에 "
-                           "필요한 스토리지를 하나에 한 번씩 나열하세요"))
+                           "리스트가 비어 있습니다. 손실에서부터 노드를 하나씩 거슬러 가며, "
+                           "역전파에 필요한 스토리지를 하나에 한 번씩 나열하세요"))
     right = _exercise_1_storages()
     if given == right:
         bytes_ = _exercise_1_measured()
         return correct(say(f"{bytes_} bytes = 4 × 25 × (10 + 40 + 40 + 20 + 3): x, GELU's input "
-                           "and its output, the Tanh output once, and the output pow(2) saves.",
+                           "and its output, the Tanh output once, and the output pow(2) saves. "
+                           "Check it against saved_tensors(loss): one row per saved tensor, so "
+                           "rows that share a storage make one entry, and rows marked yes under "
+                           "leaf are left out.",
                            f"{bytes_}바이트 = 4 × 25 × (10 + 40 + 40 + 20 + 3): x, GELU의 "
                            "입력과 출력, 한 번만 센 Tanh 출력, 그리고 pow(2)가 저장하는 "
-                           "출력입니다."))
+                           "출력입니다. saved_tensors(loss)의 표와도 맞춰 보세요. 표에는 저장된 "
+                           "텐서마다 행이 하나 있으므로 스토리지를 공유하는 행들은 한 항목이 되고, "
+                           "leaf 열이 yes인 행은 빠집니다."))
     return not_yet(_exercise_1_hint(answer, given, right))
 
 
@@ -174,67 +179,75 @@ def _exercise_1_hint(answer, given, right) -> str:
     nothing about which storages the graph keeps)."""
     if isinstance(answer, (set, frozenset)) and set(given) == set(right):
         return say("a set keeps each shape once, but two storages can have the same shape: "
-                   "give a list", "집합(set)은 같은 shape를 한 번만 담지만, 스토리지 두 개의 "
-                   "shape가 같을 수 있습니다: 리스트로 주세요")
+                   "give a list", "집합은 같은 shape를 한 번만 담지만, 두 스토리지의 shape가 같을 "
+                                  "수 있습니다. 리스트로 주세요")
     if Counter(tuple(sorted(s)) for s in given.elements()) == \
             Counter(tuple(sorted(s)) for s in right.elements()):
         return say("give each shape as PyTorch does, the batch first: (25, 10) for x",
-                   "shape는 PyTorch가 주는 대로 배치를 앞에 두어 쓰세요: x라면 (25, 10)입니다")
+                   "shape는 PyTorch가 주는 대로 배치를 앞에 두어 쓰세요. 예를 들어 x는 (25, "
+                   "10)입니다")
     extra, missing = given - right, right - given
     model = _exercise_1_model()
     if any(shape in _parameter_shapes(model) for shape in extra):
         return say("you listed a parameter or a weight's Wᵀ: they are leaves, or views of "
                    "leaves, which live with or without the graph and which retained_bytes "
                    "leaves out",
-                   "매개변수나 가중치의 Wᵀ를 넣었습니다: 이것들은 잎 텐서이거나 잎 텐서의 "
-                   "뷰로, 그래프가 있든 없든 살아 있으며 retained_bytes는 세지 않습니다")
+                   "매개변수나 가중치의 Wᵀ를 넣었습니다. 이들은 잎 텐서이거나 잎 텐서의 뷰이므로 "
+                   "그래프가 있든 없든 살아 있고, retained_bytes도 세지 않습니다")
     if any(shape in right for shape in extra):
         entries, storages = sum(given.values()), sum(right.values())
         if entries > storages:
             return say("more entries than storages: when one node saves its output and the next "
                        "saves it as its input, that is one storage, listed once",
-                       "스토리지보다 항목이 많습니다: 한 노드가 저장한 출력을 다음 노드가 입력으로 "
-                       "저장하면 그것은 스토리지 하나이고, 한 번만 씁니다")
+                       "항목이 스토리지보다 많습니다. 한 노드가 저장한 출력을 다음 노드가 "
+                       "입력으로 저장하면 스토리지는 하나이므로 한 번만 씁니다")
         # the activation question only when every surplus and shortfall is an
         # activation's input or output; else it would point at the wrong place
         about_activations = set(extra) | set(missing) <= _activation_shapes(model)
         if entries == storages and about_activations:
             return say("the right number of storages, but a shape too many and another too few: "
                        "which activation saves its input?",
-                       "스토리지 개수는 맞지만, 어떤 shape는 너무 많고 다른 shape는 너무 적습니다: "
-                       "입력을 저장하는 활성화 함수는 어느 것인가요?")
+                       "스토리지 개수는 맞지만, 어떤 shape는 너무 많고 다른 shape는 너무 "
+                       "적습니다. 입력을 저장하는 활성화 함수는 어느 것일까요?")
         if entries == storages:
             return say("the right number of storages, but a shape too many and another too few: "
                        "for each node from the loss back, which storage does its backward need, "
                        "and is any counted twice?",
-                       "스토리지 개수는 맞지만, 어떤 shape는 너무 많고 다른 shape는 너무 적습니다: "
-                       "손실에서부터 노드를 하나씩 거슬러 가며, 그 역전파에 필요한 스토리지가 "
-                       "무엇인지, 두 번 센 것은 없는지 따져 보세요")
+                       "스토리지 개수는 맞지만, 어떤 shape는 너무 많고 다른 shape는 너무 "
+                       "적습니다. 손실에서부터 노드를 하나씩 거슬러 가며, 각 노드의 역전파에 어느 "
+                       "스토리지가 필요한지, 두 번 센 것은 없는지 따져 보세요")
         if about_activations:
             return say("a shape is listed more often than the graph keeps it, and storages are "
                        "missing: for each activation, ask whether its backward needs its input "
                        "or its output",
                        "어떤 shape는 그래프가 붙잡는 것보다 많이 나열되었고, 빠진 스토리지도 "
-                       "있습니다: 활성화 함수마다 그 역전파에 입력과 출력 중 무엇이 필요한지 "
+                       "있습니다. 활성화 함수마다 역전파에 입력과 출력 가운데 무엇이 필요한지 "
                        "따져 보세요")
         return say("a shape is listed more often than the graph keeps it, and storages are "
                    "missing: for each node from the loss back, which storage does its backward "
                    "need, and is any counted twice?",
                    "어떤 shape는 그래프가 붙잡는 것보다 많이 나열되었고, 빠진 스토리지도 "
-                   "있습니다: 손실에서부터 노드를 하나씩 거슬러 가며, 그 역전파에 필요한 "
-                   "스토리지가 무엇인지, 두 번 센 것은 없는지 따져 보세요")
+                   "있습니다. 손실에서부터 노드를 하나씩 거슬러 가며, 각 노드의 역전파에 어느 "
+                   "스토리지가 필요한지, 두 번 센 것은 없는지 따져 보세요")
     if extra:
         return say(f"{sorted(extra)[0]} is not the shape of a storage this graph keeps; go "
                    "through the nodes from the loss back and ask what each one's backward needs",
-                   f"{sorted(extra)[0]}는 이 그래프가 붙잡는 스토리지의 shape가 아닙니다. "
-                   "손실에서부터 노드를 하나씩 거슬러 가며 각 노드의 역전파에 무엇이 "
+                   f"이 그래프가 붙잡는 스토리지 가운데 shape가 {sorted(extra)[0]}인 것은 "
+                   "없습니다. 손실에서부터 노드를 하나씩 거슬러 가며 각 노드의 역전파에 무엇이 "
                    "필요한지 따져 보세요")
-    return say("storages are missing: for each activation, ask whether its "
-               "backward needs its input or its output, and remember the input batch and what "
-               "pow(2) needs",
-               "빠진 스토리지가 있습니다: 활성화 함수마다 그 역전파에 "
-               "입력과 출력 중 무엇이 필요한지 따져 보고, 입력 배치와 pow(2)에 필요한 것도 "
-               "잊지 마세요")
+    # one question for one kind of omission, the first found (never the whole checklist)
+    if (EXERCISE_1_BATCH, model[0].in_features) in missing:
+        return say("at least one storage is missing: what does the first Linear's backward need "
+                   "to compute its weight's gradient?",
+                   "빠진 스토리지가 있습니다. 첫 번째 Linear의 역전파가 가중치의 변화도를 "
+                   "계산하려면 무엇이 필요할까요?")
+    if (EXERCISE_1_BATCH, model[-1].out_features) in missing:
+        return say("at least one storage is missing: what does the backward of pow(2) need?",
+                   "빠진 스토리지가 있습니다. pow(2)의 역전파에는 무엇이 필요할까요?")
+    return say("at least one storage is missing: for each activation, does its backward need "
+               "its input or its output, and what does the Linear after it save?",
+               "빠진 스토리지가 있습니다. 활성화 함수마다 역전파에 입력과 출력 가운데 무엇이 "
+               "필요할까요? 그 뒤의 Linear는 무엇을 저장할까요?")
 
 
 # Exercise 2: which snippets still hold saved tensors once they finish?
@@ -279,9 +292,9 @@ def look_again() -> str:
     return say("not every label is on the right side. For each snippet, ask: does it build a "
                "graph at all, and once it has finished, does a name still in scope reach that "
                "graph's nodes, with no backward() having dropped their saved tensors?",
-               "레이블이 모두 맞게 분류되지는 않았습니다. 스니펫마다 물어보세요: 그래프를 만들기는 "
-               "하나요? 그리고 실행이 끝난 뒤에도 스코프에 남은 이름이 그 그래프의 노드에 닿아 "
-               "있고, 그 노드들의 저장된 텐서를 버린 backward()는 없었나요?")
+               "잘못 분류한 레이블이 있습니다. 스니펫마다 따져 보세요. 그래프를 만들기는 하나요? "
+               "만든다면, 실행이 끝난 뒤에도 스코프에 남은 이름이 그 그래프의 노드에 닿아 있고, "
+               "그 노드들의 저장된 텐서를 버린 backward()는 없었나요?")
 
 
 def _holds_saved_tensors(text) -> bool:
@@ -302,8 +315,8 @@ def exercise_2(answer) -> Verdict:
     if answer is None:
         return unanswered(say("set `answer` to the set of labels that keep saved tensors "
                               "alive, e.g. {'A', 'B'}",
-                              "`answer`에 저장된 텐서를 살려 두는 스니펫의 레이블 집합을 "
-                              "넣으세요. 예: {'A', 'B'}"))
+                              "`answer`에 저장된 텐서를 살려 두는 스니펫의 레이블 집합을 넣고 이 "
+                              "셀을 다시 실행하세요. 예: {'A', 'B'}"))
     chosen, hint = read_labels(answer, SNIPPETS)
     if hint:
         return not_yet(hint)
@@ -313,8 +326,8 @@ def exercise_2(answer) -> Verdict:
     return correct(say(f"{', '.join(sorted(keepers))} keep saved tensors alive: they live as long "
                        "as a tensor you hold reaches their graph and no backward() dropped them.",
                        f"{', '.join(sorted(keepers))}: 저장된 텐서를 살려 둡니다. 여러분이 가진 "
-                       "텐서가 그 그래프에 닿아 있고 어떤 backward()도 그것을 버리지 않은 동안, "
-                       "저장된 텐서는 살아 있습니다."))
+                       "텐서가 그래프에 닿아 있고 그 그래프의 저장된 텐서를 버린 backward()가 "
+                       "없는 한, 저장된 텐서는 살아 있습니다."))
 
 
 # Exercise 3: fix `evaluate`, which returns the average loss and the predictions, and leaks.
@@ -383,13 +396,13 @@ def _run_evaluation(answer, model, batches):
     if not all(p.requires_grad for p in model.parameters()):
         return None, say("your function switched off requires_grad on the model's parameters: "
                          "the model could no longer be trained; leave the model as it is",
-                         "함수가 모델 매개변수의 requires_grad를 껐습니다: 이러면 모델을 더는 "
+                         "함수가 모델 매개변수의 requires_grad를 껐습니다. 그러면 모델을 더는 "
                          "학습시킬 수 없습니다. 모델은 그대로 두세요")
     if calls or any(p.grad is not None for p in model.parameters()):
         return None, say("your function ran a backward pass or set the model's .grad: an "
                          "evaluation needs no gradients, and must leave .grad alone",
-                         "함수가 역전파 단계를 실행했거나 모델의 .grad를 설정했습니다: 평가에는 "
-                         "변화도가 필요 없고, .grad는 건드리지 않아야 합니다")
+                         "함수가 역전파 단계를 실행했거나 모델의 .grad를 설정했습니다. 평가에는 "
+                         "변화도가 필요 없으니 .grad는 건드리지 마세요")
     return result, None
 
 
@@ -398,8 +411,8 @@ def _check_results(result, expected_average, expected_predictions, losses):
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         return say(f"your function returned {kind(result)}; return two things, as evaluate "
                    "does: the average loss, then the predictions",
-                   f"함수가 {kind(result)}를 반환했습니다. evaluate처럼 두 가지를 반환하세요: "
-                   "평균 손실, 그다음 예측값")
+                   f"함수가 {kind(result)}를 반환했습니다. evaluate처럼 평균 손실과 예측값을 이 "
+                   "순서로 반환하세요")
     average, predictions = result
     value = as_number(average)
     if value is None:
@@ -415,8 +428,8 @@ def _check_results(result, expected_average, expected_predictions, losses):
                        "그 평균 손실은 마지막 배치의 손실뿐입니다. 모든 배치의 손실을 더하세요")
         return say("the average loss is not the leaky version's: keep its arithmetic, the mean "
                    "of the batches' mse_loss",
-                   "평균 손실이 누수가 있는 원래 버전의 값과 다릅니다: 계산은 원래대로, 곧 "
-                   "배치별 mse_loss의 평균으로 두세요")
+                   "평균 손실이 누수가 있는 원래 버전의 값과 다릅니다. 계산은 원래대로 배치별 "
+                   "mse_loss의 평균으로 두세요")
     if not isinstance(predictions, torch.Tensor):
         return say(f"the predictions should be one tensor, every batch's output in order, as "
                    f"torch.cat makes it; got {kind(predictions)}",
@@ -425,7 +438,7 @@ def _check_results(result, expected_average, expected_predictions, losses):
     if tuple(predictions.shape) != tuple(expected_predictions.shape):
         return say(f"the predictions should have shape {tuple(expected_predictions.shape)}, "
                    f"every batch's output in order; got {tuple(predictions.shape)}",
-                   f"예측값의 shape가 맞지 않습니다: 모든 배치의 출력을 차례대로 이은 shape는 "
+                   "예측값의 shape가 맞지 않습니다. 모든 배치의 출력을 차례대로 이은 shape는 "
                    f"{tuple(expected_predictions.shape)}인데, 받은 것은 "
                    f"{tuple(predictions.shape)}입니다")
     if not close(predictions, expected_predictions):
@@ -438,7 +451,7 @@ def exercise_3(answer) -> Verdict:
     """A function(model, batches) -> (average loss, predictions) that keeps no graph alive."""
     if answer is None:
         return unanswered(say("set `answer` to your function, e.g. `answer = evaluate_fixed`",
-                              "`answer`에 작성한 함수를 넣으세요. 예: "
+                              "`answer`에 작성한 함수를 넣고 이 셀을 다시 실행하세요. 예: "
                               "`answer = evaluate_fixed`"))
     if not callable(answer):
         return not_yet(say(f"expected a function taking (model, batches), like "
@@ -454,14 +467,14 @@ def exercise_3(answer) -> Verdict:
     if not watch.refs:
         return not_yet(say("your function never ran the model: call model(x) for every (x, y) "
                            "in batches",
-                           "함수가 모델을 한 번도 실행하지 않았습니다: batches의 모든 (x, y)에 "
+                           "함수가 모델을 한 번도 실행하지 않았습니다. batches의 모든 (x, y)에 "
                            "대해 model(x)를 호출하세요"))
     runs = len(watch.refs) // _activations_in(model)
     if runs < len(batches):  # fewer runs than batches: some results did not come from the model
         return not_yet(say(f"your function ran the model {runs} time(s) for {len(batches)} batches: "
                            "run it on each batch's inputs and use what it returns",
-                           f"배치 {len(batches)}개에 모델을 {runs}번 실행했습니다. 배치마다 입력에 "
-                           "실행하고, 그 결과를 쓰세요"))
+                           f"배치는 {len(batches)}개인데 모델을 {runs}번 실행했습니다. 배치마다 "
+                           "그 입력으로 한 번씩 실행하고, 그 결과를 쓰세요"))
     alive = watch.alive()  # `result` is still held here, as a caller would hold it
     if alive:
         holders = _graph_holders(result)
@@ -475,21 +488,21 @@ def exercise_3(answer) -> Verdict:
                                "있습니다"))
         return not_yet(say(f"once your function has returned, {alive} batch(es) of activations "
                            "are still alive: is a tensor with a graph kept outside it?",
-                           f"함수가 반환된 뒤에도 배치 {alive}개분의 활성값이 살아 있습니다: "
+                           f"함수가 반환된 뒤에도 배치 {alive}개분의 활성값이 살아 있습니다. "
                            "그래프가 붙은 텐서를 함수 밖에 보관하고 있지 않나요?"))
     holders = _graph_holders(result)
     if holders:
         return not_yet(say(f"your function returns {' and '.join(holders)} with a graph still "
                            "attached (a grad_fn): return results without one",
                            f"함수가 반환하는 {'과 '.join(holders)}에 그래프(grad_fn)가 아직 붙어 "
-                           "있습니다: 그래프가 없는 결과를 반환하세요"))
+                           "있습니다. 그래프가 없는 결과를 반환하세요"))
     piled_up = max(watch.alive_at_forward)
     if piled_up > 1:
         return not_yet(say(f"nothing is left once your function returns, but while it runs the "
                            f"graphs pile up: when a batch ran, {piled_up} earlier batches' "
                            "activations were still alive; don't let the graphs accumulate",
-                           f"함수가 반환된 뒤에는 남는 것이 없지만, 실행되는 동안 그래프가 "
-                           f"쌓입니다: 어떤 배치가 실행될 때 앞선 배치 {piled_up}개의 활성값이 "
+                           "함수가 반환된 뒤에는 남는 것이 없지만, 실행되는 동안 그래프가 "
+                           f"쌓입니다. 어떤 배치가 실행될 때 앞선 배치 {piled_up}개의 활성값이 "
                            "아직 살아 있었습니다. 그래프가 쌓이지 않게 하세요"))
     if any(dropout_modes):
         return not_yet(say("your function ran the model in training mode, where the checker's "

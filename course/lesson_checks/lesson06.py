@@ -196,8 +196,8 @@ def _kept_for_nothing(events):
 def _own_function():
     return say("that is the checker's own function: fix train_lstm_on_chunks in the "
                "notebook and answer with it",
-               "그것은 채점기 자신의 함수입니다: 노트북의 train_lstm_on_chunks 함수를 고쳐서 "
-               "그 함수로 답하세요")
+               "채점기 자신의 함수를 넘겼습니다. 노트북의 train_lstm_on_chunks 함수를 고쳐서 그 "
+               "함수로 답하세요")
 
 
 def _hint_for_error(error):
@@ -211,27 +211,27 @@ def _hint_for_error(error):
                    "freed. Which chunks should each backward reach? If it should not reach "
                    "them, what carries it there? If it should, what must the earlier backward "
                    "do, or must there be two backward calls at all?",
-                   "한 역전파가 앞선 역전파가 이미 해제한 저장된 텐서를 거슬러 지나갔습니다. 각 "
-                   "역전파는 어느 청크까지 닿아야 하나요? 닿지 말아야 한다면, 무엇이 그곳까지 "
-                   "이어 주나요? 닿아야 한다면, 앞선 역전파는 무엇을 해야 하나요? 아니면 역전파가 "
-                   "꼭 두 번이어야 하나요?")
+                   "어떤 역전파가, 앞선 역전파가 이미 해제한 저장된 텐서를 다시 지나가려 "
+                   "했습니다. 각 역전파는 어느 청크까지 닿아야 할까요? 닿지 말아야 한다면 무엇이 "
+                   "역전파를 그곳까지 이어 주고 있나요? 닿아야 한다면 앞선 역전파는 무엇을 해야 "
+                   "할까요? 아니면 역전파가 꼭 두 번이어야 할까요?")
     if which == errors.VERSION_COUNTER:
         return say("a backward reached a chunk whose weights the optimizer had changed in "
                    "place since that chunk's forward pass: which backward calls must come "
                    "before a step, and which graphs may a backward after it reach?",
-                   "한 역전파가 어떤 청크까지 닿았는데, 그 청크의 순전파 뒤에 옵티마이저가 "
-                   "가중치를 제자리 연산으로 바꾸어 놓았습니다: 어떤 역전파가 스텝보다 먼저 와야 "
-                   "하고, 스텝 뒤의 역전파는 어느 그래프까지 닿아도 되나요?")
+                   "어떤 역전파가 한 청크까지 닿았는데, 그 청크의 순전파가 끝난 뒤 옵티마이저가 "
+                   "가중치를 제자리에서 바꾸어 놓았습니다. 어떤 역전파가 스텝보다 먼저 와야 하고, "
+                   "스텝 다음의 역전파는 어느 그래프까지 닿아도 될까요?")
     if isinstance(error, AttributeError) and "tuple" in str(error):
         return say("the LSTM's state is a tuple (h, c), and a tuple has no tensor methods",
-                   "LSTM의 상태는 튜플 (h, c)이고, 튜플에는 텐서의 메서드가 없습니다")
+                   "LSTM의 상태는 튜플 (h, c)이고, 튜플에는 텐서의 메소드가 없습니다")
     if isinstance(error, (TypeError, AttributeError)) and "NoneType" in str(error):
         return say("the state is None before the first chunk: only a real state can be cut",
-                   "첫 번째 청크 전에는 상태가 None입니다: 실제 상태가 있어야 끊을 수 있습니다")
+                   "첫 번째 청크 전에는 상태가 None입니다. 실제 상태가 있어야 끊을 수 있습니다")
     return say(f"your function raised {errors.describe(error)} (it is called as "
                "answer(lstm, head, chunks, optimizer))",
-               f"함수에서 오류가 났습니다: {errors.describe(error)} (함수는 "
-               "answer(lstm, head, chunks, optimizer) 형태로 호출됩니다)")
+               f"함수에서 난 오류: {errors.describe(error)} (함수는 answer(lstm, head, chunks, "
+               "optimizer) 형태로 호출됩니다)")
 
 
 def _hint_for_weights(trained):
@@ -240,25 +240,25 @@ def _hint_for_weights(trained):
            for every in (False, True)):
         return say("it runs, but each chunk's loss reaches only its own chunk's steps: the "
                    "second chunk of a stretch should send gradients back through the first",
-                   "실행은 되지만, 각 청크의 손실이 자기 청크의 시점에만 닿습니다: 한 구간의 두 "
+                   "실행은 되지만, 각 청크의 손실이 자기 청크의 시점에만 닿습니다. 한 구간의 두 "
                    "번째 청크는 첫 번째 청크까지 변화도를 돌려보내야 합니다")
     if _same(trained, _trained_weights(_state_from_zeros_each_chunk)):
         return say("it runs, but every chunk starts from a zero state, as if the chunks "
                    "were separate sequences: the state a chunk ends with should start the "
                    "next one",
                    "실행은 되지만, 청크들이 서로 다른 시퀀스인 것처럼 모든 청크가 0인 상태에서 "
-                   "시작합니다: 한 청크가 끝날 때의 상태로 다음 청크를 시작해야 합니다")
+                   "시작합니다. 한 청크가 끝날 때의 상태로 다음 청크를 시작해야 합니다")
     if _same(trained, _trained_weights(_state_from_zeros_each_pair)):
         return say("it runs, but each pair starts from a zero state: the state the previous "
                    "pair ended with should start the next one, only without its graph",
-                   "실행은 되지만, 각 청크 쌍이 0인 상태에서 시작합니다: 앞 쌍이 끝날 때의 상태로 다음 "
-                   "쌍을 시작해야 합니다. 다만 그 그래프는 빼고 값만 가져가야 합니다")
+                   "실행은 되지만, 각 청크 쌍이 0인 상태에서 시작합니다. 앞 쌍이 끝날 때의 상태로 "
+                   "다음 쌍을 시작하되, 그 그래프는 빼고 값만 가져가야 합니다")
     return say("it runs, but the trained weights differ from truncated BPTT's over two "
                "chunks: which gradients are in .grad when the optimizer steps, and how "
                "many steps are there?",
-               "실행은 되지만, 학습된 가중치가 두 청크에 걸친 truncated BPTT의 가중치와 "
-               "다릅니다: 옵티마이저가 스텝을 밟을 때 .grad에는 어떤 변화도가 들어 있고, 스텝은 "
-               "몇 번인가요?")
+               "실행은 되지만, 학습된 가중치가 두 청크에 걸친 truncated BPTT의 가중치와 다릅니다. "
+               "`optimizer.step()`을 호출할 때 .grad에는 어떤 변화도가 들어 있고, 스텝은 몇 "
+               "번인가요?")
 
 
 def exercise_1(answer) -> Verdict:
@@ -268,8 +268,8 @@ def exercise_1(answer) -> Verdict:
     if answer is None:
         return unanswered(say("fix train_lstm_on_chunks, then set "
                               "`answer = train_lstm_on_chunks` and run this cell again",
-                              "train_lstm_on_chunks 함수를 고친 다음 "
-                              "`answer = train_lstm_on_chunks` 한 줄을 적고 이 셀을 다시 실행하세요"))
+                              "`answer`에 고친 train_lstm_on_chunks 함수를 "
+                              "넣고(`answer = train_lstm_on_chunks`) 이 셀을 다시 실행하세요"))
     if not callable(answer):
         return not_yet(say(f"expected your function, e.g. `answer = train_lstm_on_chunks`; "
                            f"got {kind(answer)}",
@@ -285,8 +285,8 @@ def exercise_1(answer) -> Verdict:
             return not_yet(_hint_for_error(error))
     if not any(event != _STEP for event in events):
         return not_yet(say("backward() was never called: the chunks' losses need a backward",
-                           "backward()가 한 번도 호출되지 않았습니다: 청크의 손실로 역전파를 "
-                           "해야 합니다"))
+                           "backward()가 한 번도 호출되지 않았습니다. 청크의 손실로 역전파해야 "
+                           "합니다"))
     if not _same(trained, _trained_weights(_truncated_bptt)):
         return not_yet(_hint_for_weights(trained))
     if _kept_for_nothing(events):
@@ -294,32 +294,33 @@ def exercise_1(answer) -> Verdict:
                            "and no backward goes back through it before the step: what does it "
                            "keep, and for whom?",
                            "가중치는 맞지만, 그래프를 유지하는 역전파(retain_graph=True)가 있는데 "
-                           "스텝 전에 그 그래프를 다시 지나가는 역전파가 없습니다: 무엇을, 누구를 "
-                           "위해 붙잡아 두나요?"))
+                           "스텝 전에 그 그래프를 다시 지나가는 역전파가 없습니다. 무엇을 누구를 "
+                           "위해 붙잡아 두는 걸까요?"))
     time_steps = sum(_time_steps(inputs) for inputs, _ in waves_in_chunks())
     if sum(forwards) > time_steps:
         return not_yet(say(f"right weights, but the LSTM ran forward over {sum(forwards)} time "
                            f"steps for the chunks' {time_steps}: each chunk's forward should run "
                            "once; keep its graph for the backward that needs it instead of "
                            "building it again",
-                           f"가중치는 맞지만, 청크의 시점은 {time_steps}개인데 LSTM은 "
-                           f"{sum(forwards)}개 시점의 순전파를 했습니다: 각 청크의 순전파는 한 번만 "
-                           "해야 합니다. 그래프를 다시 만들지 말고, 처음 만든 그래프를 그것이 필요한 "
-                           "역전파까지 두세요"))
+                           f"가중치는 맞지만, 청크의 시점은 모두 {time_steps}개인데 LSTM은 시점 "
+                           f"{sum(forwards)}개에 걸쳐 순전파했습니다. 각 청크의 순전파는 한 번만 "
+                           "해야 합니다. 그래프를 다시 만들지 말고, 처음 만든 그래프를 그 "
+                           "그래프가 필요한 역전파까지 남겨 두세요"))
     steps = sum(event == _STEP for event in events)
     stretches = len(waves_in_chunks()) // CHUNKS_PER_STEP
     if steps != stretches:
         return not_yet(say(f"right weights, but the optimizer you were given stepped {steps} "
                            f"times: the exercise asks for its step, once per stretch of two "
                            "chunks",
-                           f"가중치는 맞지만, 주어진 옵티마이저가 스텝을 {steps}번 밟았습니다: 연습 "
-                           "문제는 두 청크로 된 구간마다 그 옵티마이저의 스텝 한 번을 요구합니다"))
+                           f"가중치는 맞지만, 주어진 옵티마이저로 스텝을 {steps}번 진행했습니다. "
+                           "연습 문제는 두 청크로 된 구간마다 그 옵티마이저의 스텝을 한 번씩 "
+                           "요구합니다"))
     return correct(say(f"{len(waves_in_chunks())} chunks, {steps} steps, and the weights of "
                        "truncated BPTT over two chunks: the state's graph goes on within a "
                        "stretch, only its value into the next.",
                        f"청크 {len(waves_in_chunks())}개, 스텝 {steps}번이고, 가중치는 두 청크에 "
-                       "걸친 truncated BPTT와 같습니다: 상태의 그래프는 한 구간 안에서만 이어지고, "
-                       "다음 구간으로는 값만 넘어갑니다."))
+                       "걸친 truncated BPTT와 같습니다. 상태의 그래프는 한 구간 안에서만 "
+                       "이어지고, 다음 구간으로는 값만 넘어갑니다."))
 
 
 # Exercise 2: which error does each sequence of calls raise?
@@ -347,14 +348,12 @@ def _actor_critic():
     with seeded(6):
         encoder = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh())
         actor, critic = nn.Linear(16, 3), nn.Linear(16, 1)
-        states, actions, returns = torch.randn(8, 4), torch.randint(0, 3, (8,)), torch.randn(8, 1)
+        states, returns = torch.randn(8, 4), torch.randn(8, 1)
 
     def losses(encoder, actor, critic, cut_features=False):
         features = encoder(states)
         values = critic(features.detach() if cut_features else features)
-        advantages = (returns - values).detach().squeeze(1)
-        minus_log_probs = F.cross_entropy(actor(features), actions, reduction="none")
-        return (minus_log_probs * advantages).mean(), F.mse_loss(values, returns)
+        return actor(features).mean(), F.mse_loss(values, returns)  # the actor's: a stand-in
 
     actor_opt = torch.optim.SGD([*encoder.parameters(), *actor.parameters()], lr=0.1)
     critic_opt = torch.optim.SGD(critic.parameters(), lr=0.5)
@@ -411,12 +410,12 @@ def _reasoning():
         "those saved tensors without keeping them (retain_graph=True, or create_graph=True, "
         "which implies it)? Then they are freed. Did anything change one of them in place "
         "(an optimizer step) after it was saved? Then its version moved on.",
-        "세 개가 모두 PyTorch가 내는 오류와 같지는 않습니다. 각 코드에서 모든 backward(그리고 "
-        "모든 autograd.grad)가 닿는 그래프(G의 것, D의 것, 인코더의 것)를 하나하나 따라가며 두 "
-        "가지를 물어보세요. 앞선 backward나 autograd.grad가 그 저장된 텐서를 유지하지 않고"
-        "(retain_graph=True, 또는 이를 함께 뜻하는 create_graph=True 없이) 이미 지나갔나요? 그렇다면 "
-        "해제되었습니다. 저장된 뒤에 무언가(옵티마이저 스텝)가 그중 하나를 제자리 연산으로 "
-        "바꾸었나요? 그렇다면 그 버전이 달라졌습니다.")
+        "틀린 판정이 있습니다. 각 코드에서 backward와 autograd.grad가 닿는 그래프(G의 그래프, D의 "
+        "그래프, 인코더의 그래프)를 호출마다 따라가며 두 가지를 물어보세요. 앞선 backward나 "
+        "autograd.grad가 retain_graph=True 없이(create_graph=True도 이를 함께 뜻합니다) 그 저장된 "
+        "텐서를 이미 지나갔나요? 그렇다면 그 텐서는 해제되었습니다. 텐서가 저장된 뒤에 무언가, "
+        "예를 들어 옵티마이저의 스텝이 그중 하나를 제자리에서 바꾸었나요? 그렇다면 그 버전이 "
+        "달라졌습니다.")
 
 
 def _named(numbers):
@@ -440,7 +439,7 @@ def exercise_2(answer) -> Verdict:
     if any(names[number] != right[number] for number in _SEQUENCES):
         return not_yet(_reasoning())
     return correct(say("all three, as PyTorch raises them: ",
-                       "세 개 모두 PyTorch가 실제로 내는 오류와 같습니다: ") + ", ".join(
+                       "세 판정 모두 PyTorch가 실제로 내는 오류와 같습니다. ") + ", ".join(
         f"{number}: {right[number]}" for number in _SEQUENCES) + ".")
 
 

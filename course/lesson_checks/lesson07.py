@@ -5,7 +5,7 @@ Both exercises hand the reader a broken training loop, as a function
 fixes it. The check cell passes the lesson's own `make_net`, `x` and `y`; nothing here
 defines the lesson's net. Each exercise first asks for a prediction, made by reading the
 loop, and checks it before the fix: the step that fails first, and (exercise 1) the name
-that hands it an earlier step's graph or (exercise 2) the kind of error. A wrong pick gets
+that hands it an earlier step's graph or (exercise 2) the node that fails first. A wrong pick gets
 a hint about that pick, which does not point at the right one. Each checker:
 
 - builds a fresh net with `make_net()` (its seeding is kept from the reader's random
@@ -402,40 +402,34 @@ def _rows_not_scaled(encoder, head, opt, x, y, steps):
     return losses
 
 
-ERROR_KINDS = (errors.FREED_BUFFER, errors.VERSION_COUNTER)  # the summary table's words
+FAILING_NODE = "LinalgVectorNormBackward0"
+UNCHANGED_NODES = ("MseLossBackward0", "AddmmBackward0", "TBackward0", "SelectBackward0",
+                   "AccumulateGrad")  # in step 0's graph, with nothing saved changed
+THE_WRITE = ("DivBackward0", "CopySlices")  # the in-place division into a row
 
 
-def _error_kind(error_kind):
-    """ " Version_Counter" -> "version counter"; anything else as it is."""
-    if isinstance(error_kind, str):
-        return " ".join(error_kind.strip().lower().replace("_", " ").replace("-", " ").split())
-    return error_kind
-
-
-def _reason_hint(error_step, error_kind):
+def _reason_hint(error_step, failing_node):
     """None when exercise 2's prediction is right, else a verdict: a hint about the
-    reader's pick, the step's first."""
+    reader's pick, the step's first; no hint names the node."""
     # The right prediction (kept out of the docstrings, which Jupyter shows): step 0, and
-    # "version counter". Each row's norm (LinalgVectorNormBackward0) saved that row, and
-    # the helper's write into the row then changes it; step 0's backward meets that node
-    # first (the writes change Tanh's saved output too).
-    if error_step is None or error_kind is None:
+    # the norm's node. Each row's norm saved that row, and the helper's write into the row
+    # then changes it; step 0's backward meets those nodes before TanhBackward0 (made
+    # earlier, whose saved output the writes change too).
+    if error_step is None or failing_node is None:
         return unanswered(say(
             "first, before fixing the loop, answer in the cell: error_step, the first step "
-            f'that fails (0, 1, 2, ...), and error_kind, "{errors.FREED_BUFFER}" or '
-            f'"{errors.VERSION_COUNTER}"',
+            "that fails (0, 1, 2, ...), and failing_node, the name (a string) of the node "
+            "that fails first",
             "먼저, 루프를 고치기 전에 셀에 답하세요. error_step에는 처음 실패하는 스텝(0, 1, "
-            f'2, ...)을, error_kind에는 "{errors.FREED_BUFFER}"나 "{errors.VERSION_COUNTER}"를 '
-            "적습니다"))
+            "2, ...)을, failing_node에는 처음 실패하는 노드의 이름(문자열)을 적습니다"))
     if isinstance(error_step, bool) or not isinstance(error_step, int) or error_step < 0:
         return not_yet(say(f"error_step is a step number, 0, 1, 2, ...; got {_given(error_step)}",
                            "error_step은 스텝 번호(0, 1, 2, ...)입니다. 그런데 "
                            f"{_given(error_step)}가 왔습니다"))
-    if _error_kind(error_kind) not in ERROR_KINDS:
-        return not_yet(say(f'error_kind is "{errors.FREED_BUFFER}" or "{errors.VERSION_COUNTER}"'
-                           f"; got {_given(error_kind)}",
-                           f'error_kind는 "{errors.FREED_BUFFER}"나 "{errors.VERSION_COUNTER}"'
-                           f"입니다. 그런데 {_given(error_kind)}가 왔습니다"))
+    if not isinstance(failing_node, str):
+        return not_yet(say(f"failing_node is a node's name, as a string; got {kind(failing_node)}",
+                           "failing_node는 노드의 이름을 문자열로 적은 것입니다. 그런데 "
+                           f"{kind(failing_node)}가 왔습니다"))
     if error_step != 0:
         return not_yet(say(
             f"for step {error_step} to be the first to fail, step 0 must run through: trace "
@@ -444,23 +438,57 @@ def _reason_hint(error_step, error_kind):
             f"스텝 {error_step}에서 처음 실패하려면 스텝 0은 무사히 지나가야 합니다. 스텝 0을 "
             "손으로 따라가 보세요. 그 순전파에서 autograd는 무엇을 저장하고, 역전파 전에 그 "
             "텐서들에 무슨 일이 일어나나요?"))
-    if _error_kind(error_kind) == errors.FREED_BUFFER:
+    name = failing_node.strip()
+    if name == FAILING_NODE:
+        return None
+    if name == "TanhBackward0":
         return not_yet(say(
-            "a freed-buffer error needs an earlier backward that freed what this one "
-            "reaches: which backward has run before step 0's?",
-            "해제된 버퍼 오류가 나려면, 이 역전파가 닿는 것을 해제한 앞선 역전파가 있어야 "
-            "합니다. 스텝 0의 역전파 전에 실행된 역전파는 무엇인가요?"))
-    return None
+            "TanhBackward0's saved output is changed too, but backward runs the nodes made "
+            "last first: which op in unit_rows saved a row before the loop wrote into it?",
+            "TanhBackward0이 저장한 출력도 바뀌지만, 역전파는 나중에 만들어진 노드부터 "
+            "실행합니다. unit_rows의 어느 연산이, 루프가 행에 쓰기 전에 그 행을 "
+            "저장했나요?"))
+    if "AsStrided" in name:
+        return not_yet(say(
+            "AsStrided, in autograd's message, names the changed tensor (a row, a view of "
+            "the features), not the node that needs it: the note names that node at the "
+            "start of the line after the failing call",
+            "autograd 메시지의 AsStrided는 바뀐 텐서(특징의 뷰인 한 행)를 가리킬 뿐, 그것이 "
+            "필요한 노드가 아닙니다. 노트는 실패한 호출 다음 줄의 첫머리에서 그 노드를 "
+            "밝힙니다"))
+    if name in THE_WRITE:
+        return not_yet(say(
+            f"{name} is the write into a row: the change, not the node that finds it. "
+            "unit_rows's line does two things to each row: which one saves the row before "
+            "the write?",
+            f"{name} 노드는 행에 쓰는 연산입니다. 텐서를 바꾸는 쪽이지, 그 변화를 발견하는 "
+            "노드가 아닙니다. "
+            "unit_rows의 그 줄은 각 행에 두 가지 일을 합니다. 그중 무엇이 쓰기 전에 행을 "
+            "저장하나요?"))
+    if name in UNCHANGED_NODES:
+        return not_yet(say(
+            f"{name} is in step 0's graph, but nothing it saved was changed: unit_rows's "
+            "line does two things to each row: which one saves the row before the write?",
+            f"{name} 노드는 스텝 0의 그래프에 있지만, 그것이 저장한 것은 바뀌지 않았습니다. "
+            "unit_rows의 그 줄은 각 행에 두 가지 일을 합니다. 그중 무엇이 쓰기 전에 행을 "
+            "저장하나요?"))
+    return not_yet(say(
+        f"failing_node is one node's name, exactly as the note prints it; got {_given(failing_node)}. "
+        "Run the loop under explain(): the line after the failing call starts with the node "
+        "whose saved tensor was changed",
+        f"failing_node는 노트가 출력하는 그대로의 노드 이름 하나입니다. 그런데 "
+        f"{_given(failing_node)}가 왔습니다. explain() 아래에서 루프를 실행해 보세요. 실패한 "
+        "호출 다음 줄이, 저장한 텐서가 바뀐 노드의 이름으로 시작합니다"))
 
 
 def exercise_2(answer, make_net=None, x=None, y=None, error_step=None,
-               error_kind=None) -> Verdict:
-    """Exercise 2: first the prediction, made by reading the loop (error_step, the first
-    step that fails; error_kind, which of the summary's two kinds of error), then the
-    fixed function: the head still sees rows of length 1, and it trains as the intended
-    fix does."""
+               failing_node=None) -> Verdict:
+    """Exercise 2: first the prediction (error_step, the first step that fails, by reading
+    the loop; failing_node, the name of the node that fails first), then the fixed
+    function: the head still sees rows of length 1, and it trains as the intended fix
+    does."""
     # The answer is in _reason_hint's comment, not here: Shift+Tab shows this docstring.
-    prediction = _reason_hint(error_step, error_kind)
+    prediction = _reason_hint(error_step, failing_node)
     if prediction is not None:
         return prediction
     in_place = say("a backward still needs a tensor that was changed in place after "

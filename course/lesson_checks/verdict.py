@@ -17,7 +17,7 @@ class Verdict:
         return self.correct is True
 
     def __repr__(self):
-        mark = {True: say("✓ correct", "✓ 정답"), False: say("✗ not yet", "✗ 아직"),
+        mark = {True: say("✓ correct", "✓ 정답"), False: say("✗ not yet", "✗ 아직 아님"),
                 None: say("… not answered yet", "… 아직 답하지 않음")}[self.correct]
         return f"{mark}: {self.message}"
 

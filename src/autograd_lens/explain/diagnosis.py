@@ -26,25 +26,23 @@ class Pattern:
 
 
 BEFORE_THE_LOOP = Pattern(
-    "a tensor computed once (before the loop, or on a first call and cached) and reused in "
+    "a tensor computed once (before the loop, or cached on a first call) and reused in "
     "every iteration: the first backward freed what its graph saved",
-    "recompute it in each iteration, inside the loop, so that each backward has a graph of "
-    "its own; only if no gradient should flow into it (a fixed target), compute it once "
-    "under torch.no_grad() or with .detach()",
+    "recompute it inside the loop, so that each backward has its own graph; only if no "
+    "gradient should flow into it (a fixed target), compute it once under torch.no_grad() "
+    "or with .detach()",
     "lesson 07, section 1")
 CARRIED = Pattern(
-    "a tensor kept from an earlier iteration (hidden state, a running estimate, a cache or "
-    "bank, a queue, an anchor) by a line that runs in every iteration: this iteration's "
-    "graph reaches into an earlier one's, whose saved tensors are already freed",
-    "cut the link with detach() where the state is kept for the next iteration, as in "
-    "hidden = hidden.detach(); a running average that is not to be trained through is "
-    "better updated under torch.no_grad(); and what the next iteration should not read at "
-    "all (a bank or a cache of this step's features) is better cleared at the end of each "
-    "iteration",
+    "a tensor that a line run in every iteration keeps for the next (hidden state, a running "
+    "estimate, a cache, a queue, an anchor): this iteration's graph reaches into an earlier "
+    "one's, whose saved tensors were freed",
+    "detach what is kept for the next iteration (hidden = hidden.detach()), or update it "
+    "under torch.no_grad() if no gradient should flow through it; clear at the end of each "
+    "iteration what the next should not read (a cache of this step's features)",
     "lesson 06, section 2")
 RUNNING_TOTAL = Pattern(
-    "a running total that is backpropagated every step (total = total + loss): it holds "
-    "every earlier step's graph, whose saved tensors earlier backward calls freed",
+    "a running total backpropagated every step (total = total + loss): it holds every "
+    "earlier step's graph, whose saved tensors earlier backward calls freed",
     "backpropagate this step's loss only, and add loss.item() (or loss.detach()) to the "
     "total you log",
     "lesson 05, section 4")
@@ -233,7 +231,9 @@ def add_note(error, text):
 
 
 def _header(call):
-    return [f"autograd_lens.explain: {_call_words(call)}, failed.", *_site_lines(call.site)]
+    """The failing call; whether it kept its graph matters only if it did."""
+    words = _call_words(call) if call.retain_graph else _call_words(call).rsplit(", ", 1)[0]
+    return [f"autograd_lens.explain: {words}, failed.", *_site_lines(call.site)]
 
 
 def _pattern_lines(pattern, here="", fix=None):
@@ -363,11 +363,10 @@ def _carried_here(entries):
     names = list(dict.fromkeys(name for record in records
                                for name in advice.carried_names(_code(record.created_at))))
     what = " and ".join(names) or "a tensor"
-    kept = "they were" if len(names) > 1 else "it was"
+    kept = "and they were" if len(names) > 1 else "and it was"
     detached = " and ".join(f"{name}.detach()" for name in names) or "it detached"
-    return (f"{lines} made {what} in an earlier iteration, and {kept} kept for a later one: "
-            f"keep {detached} instead, or clear what keeps {'them' if len(names) > 1 else 'it'} "
-            "at the end of each iteration")
+    return (f"{lines} made {what} in an earlier iteration, {kept} kept for a later one: "
+            f"keep {detached} instead")
 
 
 def _outer_line(record):
@@ -392,9 +391,8 @@ def _freed_pattern(recorder, call, node, record, freer, parent):
             return STALE_LOSS, ""  # this very loss was backpropagated in an earlier step
         return SAME_LOSS_TWICE, ""
     if any(freer.number in record_of(n).root_of for n in parent if record_of(n)):
-        here = (f"if {loss} is a total you log, call backward() on this step's loss and add "
-                f"its .item() to {loss}; if {loss} is the loss itself, make it afresh in each "
-                f"step ({loss} = 0, then add this step's terms)") if loss else ""
+        here = (f"if {loss} is the loss itself, not a log, make it afresh in each step "
+                f"({loss} = 0, then add this step's terms)") if loss else ""
         return RUNNING_TOTAL, here  # this graph reaches back to where the earlier call started
     if freer.same_line(call):  # the same backward line again: a loop
         carried = _carried(recorder, _entries(parent, freer), freer)
@@ -439,9 +437,8 @@ def _before_the_loop(recorder, freer, call, node, record):
         return BEFORE_THE_LOOP, (f"{made} runs once, and no optimizer step here trains what "
                                  f"made it, so {what}.detach() (or computing it under "
                                  f"torch.no_grad()) is safe") if made else ""
-    fix = ("recompute it in each iteration, inside the loop, so that each backward has a graph "
-           "of its own (detaching it instead would stop the gradient that reaches what made "
-           "it)")
+    fix = ("recompute it inside the loop, so that each backward has its own graph (detaching "
+           "it would stop the gradient to what made it)")
     return BEFORE_THE_LOOP, (where_made if made else ""), fix
 
 
