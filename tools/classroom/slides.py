@@ -78,7 +78,7 @@ REVEAL_PARTS = ["dist/reveal.css", "dist/reveal.js", "dist/theme/white.css",
 MATHJAX_PARTS = ["tex-mml-chtml.js", "input", "output", "ui", "a11y", "sre", "adaptors"]
 
 # Each in English and in Korean (notebooks/ko), so both editions' decks are cut alike.
-PREDICT = re.compile(r"\bpredict\b|예측[해한하합]", re.IGNORECASE)  # not 예측값
+PREDICT = re.compile(r"\bpredict\b|예측(?::|해 보|하기|하고)", re.IGNORECASE)  # "**예측:**"; not 예측값, 예측합니다
 HEADING = re.compile(r"^(#{1,6})\s")
 EXERCISE = re.compile(r"^\*\*(Exercise|연습 문제)\s+\d+\b")
 SET_UP = re.compile(r"#+\s+((The\s+)?set-up|준비)\s*$", re.IGNORECASE)
