@@ -28,8 +28,10 @@ NOT_MESSAGES = {
     ("errors.py", "FREED"),  # PyTorch's own messages, matched, never shown
     ("errors.py", "VERSION"),
     ("errors.py", "FREED_BUFFER"),  # the labels the reader's answer uses: code
+    ("errors.py", "error_name"),  # spellings of those labels that the reader may type
     ("lesson01.py", "EXERCISE_2_CODE"),  # the code exercise 2 shows and runs: code
     ("lesson02.py", "CALLS_2"),  # the calls exercise 2 shows and runs: code
+    ("lesson07.py", "OP_WORDS"),  # the words exercise 2's answer may use for its choices
     ("lesson05.py", "SNIPPETS"),  # the snippets exercise 2 shows and runs: code
 }
 

@@ -357,3 +357,18 @@ def test_exercise_1_refuses_a_wrong_answer_in_korean(language, hint):
         assert is_not_yet(odd, "'해제'", '"freed buffer"')
     finally:
         set_language("en")
+
+
+ENGLISH = {"freed buffer": ["freed-buffer", "Freed buffer error", "freed-buffer error"],
+           "version counter": ["version-counter", "version error", "Version-counter error"],
+           "none": ["None", "no error", " none "]}
+
+
+@pytest.mark.parametrize("spelling", range(3))
+def test_exercise_1_accepts_the_names_as_the_lesson_writes_them(spelling):
+    """"the freed-buffer error, the version-counter error, or none": hyphens, a trailing
+    "error", "no error" all name the same three; a half name ("freed", "buffer error") does not."""
+    answer = {label: ENGLISH[name][spelling] for label, name in RIGHT_ERRORS.items()}
+    assert is_correct(exercise_1(answer, TwoHeadNet))
+    for half in ("freed", "buffer error", "error"):
+        assert is_not_yet(exercise_1({**RIGHT_ERRORS, "A": half}, TwoHeadNet), f"'{half}'")

@@ -454,7 +454,7 @@ def test_exercise_2_toggling_labels_learns_nothing():
     ({1: "freed buffer"}, "say what sequence 2, 3 raises"),
     ({**RIGHT_2, 4: "none"}, "4 is not a sequence"),
     ({True: VERSION_COUNTER, 2: NO_ERROR, 3: FREED_BUFFER}, "True is not a sequence"),
-    ({**RIGHT_2, 3: "no error"}, "sequence 3: 'no error' is not one of"),
+    ({**RIGHT_2, 3: "nothing"}, "sequence 3: 'nothing' is not one of"),
     ({**RIGHT_2, 3: None}, "sequence 3: None is not one of"),
     ({**RIGHT_2, 3: torch.ones(2, 3)}, "is not one of"),
     ([VERSION_COUNTER, NO_ERROR, FREED_BUFFER], "expected a dict"),
@@ -542,7 +542,7 @@ def test_exercise_2_korean_reasoning(korean, answer):
 
 @pytest.mark.parametrize("answer", [
     None, [1, 2], {1: "freed buffer", 2: "none"}, {**RIGHT_2, 5: "none"},
-    {**RIGHT_2, 3: "no error"}])
+    {**RIGHT_2, 3: "nothing"}])
 def test_exercise_2_malformed_answers_in_korean(korean, answer):
     verdict = lesson06.exercise_2(answer)
     assert not is_correct(verdict) and HANGUL.search(verdict.message), verdict

@@ -31,10 +31,11 @@ def exercise_1(answer, failing_step=1, carrier="anchor"):  # the right predictio
 
 
 NODE = "LinalgVectorNormBackward0"  # the node that fails first in exercise 2's loop
+OP = "norm"  # the operation that made it: exercise 2's answer, from its choices
 
 
-def exercise_2(answer, error_step=0, failing_node=NODE):  # the right prediction
-    return lesson07.exercise_2(answer, make_net, x, y, error_step, failing_node)
+def exercise_2(answer, error_step=0, failing_op=OP):  # the right prediction
+    return lesson07.exercise_2(answer, make_net, x, y, error_step, failing_op)
 
 
 CHECKS = [exercise_1, exercise_2]
@@ -342,7 +343,7 @@ def test_exercise_2_right(scale_rows):
 
 def test_exercise_2_the_lessons_worked_solution_and_its_prediction():
     names = worked(2)
-    verdict = exercise_2(names["answer"], names["error_step"], names["failing_node"])
+    verdict = exercise_2(names["answer"], names["error_step"], names["failing_op"])
     assert is_correct(verdict), verdict
 
 
@@ -455,7 +456,7 @@ def test_the_checkers_own_functions_are_refused(check, reference):
 
 @pytest.mark.parametrize("check", [
     functools.partial(lesson07.exercise_1, failing_step=1, carrier="anchor"),
-    functools.partial(lesson07.exercise_2, error_step=0, failing_node=NODE)],
+    functools.partial(lesson07.exercise_2, error_step=0, failing_op=OP)],
     ids=["exercise_1", "exercise_2"])
 @pytest.mark.parametrize("setup", [(None, None, None), (print, x, y), (make_net, "x", y),
                                    (lambda: (1, 2, 3), x, y)], ids=stable_id)
@@ -602,80 +603,84 @@ def test_no_hint_repeats_the_verdicts_prefix(language):
     verdicts = [exercise_1(anchor_detached_once, step, name)
                 for step in [0, 1, 2, 1.5, None] for name in ["anchor", "features", "y", 3]]
     verdicts += [exercise_2(training_with(divided_out_of_place), step, node)
-                 for step in [0, 1, "0", None] for node in [NODE, "TanhBackward0", "Backward",
-                                                           "CopySlices", 3, None]]
+                 for step in [0, 1, "0", None] for node in [OP, "tanh", "division", "head",
+                                                           NODE, "cube", 3, None]]
     verdicts += [exercise_1(train_with_anchor), exercise_2(train_on_directions), exercise_1(3)]
     for verdict in verdicts:
         assert not verdict.message.lower().startswith(PREFIXES[language]), repr(verdict)
 
 
-@pytest.mark.parametrize("error_step, failing_node", [(None, NODE), (0, None), (None, None)])
-def test_exercise_2_a_fix_without_the_prediction_is_unanswered(error_step, failing_node):
-    verdict = exercise_2(training_with(divided_out_of_place), error_step, failing_node)
-    assert verdict.correct is None and "before fixing the loop" in verdict.message, verdict
+@pytest.mark.parametrize("error_step, failing_op", [(None, OP), (0, None), (None, None)])
+def test_exercise_2_a_fix_without_the_prediction_is_unanswered(error_step, failing_op):
+    verdict = exercise_2(training_with(divided_out_of_place), error_step, failing_op)
+    assert verdict.correct is None and "before running anything" in verdict.message, verdict
 
 
-@pytest.mark.parametrize("error_step, failing_node, words", [
-    (1, NODE, ["for step 1 to be the first", "trace step 0 by hand"]),
-    (2, "TanhBackward0", ["for step 2 to be the first", "trace step 0 by hand"]),
-    (0, "", ["exactly as the note prints it", "got ''"]),
-    (0, "TanhBackward0", ["saved output is changed too", "made last first"]),
-    (0, " TanhBackward0 ", ["saved output is changed too"]),
-    (0, "AsStridedBackward0", ["names the changed tensor", "not the node"]),
-    (0, "AsStrided", ["names the changed tensor"]),
-    (0, "DivBackward0", ["the write into a row", "saves the row before the write"]),
-    (0, "CopySlices", ["the write into a row"]),
-    (0, "AddmmBackward0", ["nothing it saved was changed"]),
-    (0, "MseLossBackward0", ["nothing it saved was changed"]),
-    # lazy answers: anything with "Backward" in it, a near miss, the op's name alone
-    (0, "Backward", ["exactly as the note prints it"]),
-    (0, "Backward0", ["exactly as the note prints it"]),
-    (0, "SomethingBackward0", ["exactly as the note prints it"]),
-    (0, "linalgvectornormbackward0", ["exactly as the note prints it"]),
-    (0, "LinalgVectorNormBackward", ["exactly as the note prints it"]),
-    (0, "NormBackward0", ["exactly as the note prints it"]),
-    (0, "norm", ["exactly as the note prints it"]),
-    (0, "LinalgVectorNormBackward0, TanhBackward0", ["exactly as the note prints it"]),
-    (0, 1, ["failing_node is a node's name, as a string", "an int"]),
-    (0, ["LinalgVectorNormBackward0"], ["failing_node is a node's name, as a string", "a list"]),
-    (True, NODE, ["error_step is a step number", "bool"]),
-    ("0", NODE, ["error_step is a step number", "got '0'"]),
-    (0.0, NODE, ["error_step is a step number", "float"]),
-    (-1, NODE, ["error_step is a step number", "got -1"]),
+@pytest.mark.parametrize("error_step, failing_op, words", [
+    (1, OP, ["for step 1 to be the first", "trace step 0 by hand"]),
+    (2, "tanh", ["for step 2 to be the first", "trace step 0 by hand"]),
+    (0, "tanh", ["the nodes made last first", "saved a row before"]),
+    (0, " Tanh ", ["the nodes made last first"]),
+    (0, "division", ["the division is the write", "saved the tensor the division overwrote"]),
+    (0, "division (the write)", ["the division is the write"]),
+    (0, "head", ["after unit_rows has written every row", "nothing it saved changes"]),
+    # lazy answers: a node's name (what explain() prints), a non-choice, two choices
+    (0, NODE, ["chosen by reading the loop", "got 'LinalgVectorNormBackward0'",
+               "run it afterwards"]),
+    (0, "TanhBackward0", ["chosen by reading the loop"]),
+    (0, "CopySlices", ["chosen by reading the loop"]),
+    (0, "", ["failing_op is one of", "got ''"]),
+    (0, "norm()", ["failing_op is one of", "got 'norm()'"]),
+    (0, "features[i].norm()", ["failing_op is one of"]),
+    (0, "norm, tanh", ["failing_op is one of"]),
+    (0, "relu", ["failing_op is one of"]),
+    (0, 1, ["failing_op is one of", "an int"]),
+    (0, ["norm"], ["failing_op is one of", "a list"]),
+    (True, OP, ["error_step is a step number", "bool"]),
+    ("0", OP, ["error_step is a step number", "got '0'"]),
+    (0.0, OP, ["error_step is a step number", "float"]),
+    (-1, OP, ["error_step is a step number", "got -1"]),
 ])
-def test_exercise_2_a_wrong_prediction_is_refused_even_with_a_right_fix(error_step, failing_node,
+def test_exercise_2_a_wrong_prediction_is_refused_even_with_a_right_fix(error_step, failing_op,
                                                                         words):
-    verdict = exercise_2(training_with(divided_out_of_place), error_step, failing_node)
+    verdict = exercise_2(training_with(divided_out_of_place), error_step, failing_op)
     assert is_not_yet(verdict, *words), verdict
 
 
-@pytest.mark.parametrize("failing_node", ["", "TanhBackward0", "AsStridedBackward0",
-                                          "DivBackward0", "AddmmBackward0", "Backward"])
-def test_exercise_2_a_wrong_nodes_hint_does_not_name_the_right_one(failing_node, language):
-    message = exercise_2(training_with(divided_out_of_place), 0, failing_node).message
-    assert not re.search(r"linalg|vectornorm|normbackward", message, re.I), message
+@pytest.mark.parametrize("failing_op", ["tanh", "division", "head"])
+def test_exercise_2_a_wrong_choices_hint_does_not_name_the_right_one(failing_op, language):
+    message = exercise_2(training_with(divided_out_of_place), 0, failing_op).message
+    assert not re.search(r"norm|노름|linalg", message, re.I), message
 
 
-@pytest.mark.parametrize("failing_node", [NODE, f" {NODE} ", f"{NODE}\n"])
-def test_exercise_2_the_node_is_checked_exactly_but_for_spaces_around_it(failing_node):
-    verdict = exercise_2(training_with(divided_out_of_place), 0, failing_node)
+@pytest.mark.parametrize("failing_op", [OP, f" {OP} ", f"{OP}\n", "Norm", "NORM"])
+def test_exercise_2_the_choice_is_read_loosely_case_and_spaces(failing_op):
+    verdict = exercise_2(training_with(divided_out_of_place), 0, failing_op)
     assert is_correct(verdict), verdict
 
 
-def test_exercise_2_the_node_is_the_one_that_fails_first():
-    """The node the checker expects is the one autograd names when step 0's backward fails
-    (anomaly mode's 'Error detected in ...')."""
+@pytest.mark.parametrize("failing_op", [OP, "노름"])
+def test_exercise_2_the_korean_run_accepts_the_english_choice_and_its_korean_word(failing_op,
+                                                                                 language):
+    verdict = exercise_2(training_with(divided_out_of_place), 0, failing_op)
+    assert is_correct(verdict), verdict
+
+
+def test_exercise_2_the_right_choice_is_the_op_whose_node_fails_first():
+    """The choice the checker expects made the node autograd names when step 0's backward
+    fails (anomaly mode's 'Error detected in ...'): the norm, LinalgVectorNormBackward0."""
     import warnings
     with warnings.catch_warnings(record=True) as caught, torch.autograd.detect_anomaly():
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             train_on_directions(*make_net(), x, y, 1)
     assert any(f"Error detected in {NODE}." in str(w.message) for w in caught), caught
+    assert torch.ones(3, requires_grad=True).norm().grad_fn.name() == NODE
 
 
 def test_exercise_2_the_prediction_is_checked_before_the_fix():
-    verdict = exercise_2(None, 1, NODE)
+    verdict = exercise_2(None, 1, OP)
     assert is_not_yet(verdict, "trace step 0"), verdict
-    verdict = exercise_2(None, 0, NODE)
+    verdict = exercise_2(None, 0, OP)
     assert verdict.correct is None and "train_on_directions" in verdict.message, verdict
 
 

@@ -28,7 +28,7 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # A number as a reader reads it: 3, -0.5, 1,234, 2.1e-05 (not the 0 of ExpBackward0).
 NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:e[-+]?\d+)?")
 STATED_TIME = {"en": re.compile(r"\*\*Time:\*\*\s+about\s+(\d+)\s+minutes"),
-               "ko": re.compile(r"\*\*시간:\*\*\s+약\s+(\d+)분")}
+               "ko": re.compile(r"\*\*시간:\*\*\s+(?:핵심 부분은\s+)?약\s+(\d+)분")}
 STATED_EXERCISE_TIME = {"en": re.compile(r"about\s+(\d+)\s+(?:minutes\s+)?for\s+the\s+\w+\s+exercises"),
                         "ko": re.compile(r"연습 문제[^.\n]*?약\s+(\d+)분")}
 IDS = [path.name for path in KOREAN_NOTEBOOKS]
@@ -210,12 +210,20 @@ NOT_TERMS = {"exercise", "Going further", "worked solution", "output"}
 
 
 def first_use_terms(lesson_01: bool):
-    """Translated glossary terms of one Korean word or phrase that this lesson glosses."""
+    """Translated glossary terms of one Korean word or phrase that this lesson glosses; a
+    row of paired terms ("train mode / eval mode", "학습 모드 / 평가 모드") gives each pair."""
     glossed_here = {"강의마다", "01강에서만"} if lesson_01 else {"강의마다"}
-    return [(english, korean) for english, korean, _, policy in glossary_rows()
-            if HANGUL.search(korean) and not re.search(r"[(),/`]", korean)
-            and not re.search(r"[()/,]", english) and english not in NOT_TERMS
-            and policy in glossed_here]
+    terms = []
+    for english, korean, _, policy in glossary_rows():
+        if policy not in glossed_here or english in NOT_TERMS:
+            continue
+        pairs = list(zip(english.split(" / "), korean.split(" / ")))
+        if len(english.split(" / ")) != len(korean.split(" / ")):
+            pairs = [(english, korean)]
+        terms += [(en, ko) for en, ko in pairs
+                  if HANGUL.search(ko) and not re.search(r"[(),/`]", ko)
+                  and not re.search(r"[()/,]", en)]
+    return terms
 
 
 def test_first_use_of_a_term_shows_the_english(pair):

@@ -89,7 +89,7 @@ def test_the_weights_and_data_are_outside_the_block():
 def test_what_the_rows_of_the_two_timelines_say():
     """The lesson's sentence on the rest of the two timelines ("Going further", Peak memory):
     the optimizer step allocates nothing (no row), summed_loss's "other" row is the 4-byte
-    summed loss freed, each peak is a 3 kB bias gradient made while the 2.36 MB weight
+    summed loss released, each peak is a 3 kB bias gradient made while the 2.36 MB weight
     gradient is alive, and both end holding .grad."""
     for mem in memory_figure.timelines().values():
         assert not [e for e in mem.events if e.phase == "optimizer step"]
@@ -157,8 +157,8 @@ def test_head_2_s_part_ran_before_the_freed_buffer_error():
 
 def test_the_step_skips_head_2_so_the_error_names_trunk_2_weight():
     """"The step skips a parameter without a .grad: head 2's weight, which loss2 reaches
-    first, has none yet, so it is unchanged. The first changed tensor loss2 meets is the
-    [32, 32] one, trunk.2.weight": after loss1's backward and the step, head 2's parameters
+    first, has none yet. The first changed tensor loss2 meets is the [32, 32] one,
+    trunk.2.weight": after loss1's backward and the step, head 2's parameters
     keep their version and values, the trunk's and head 1's are at version 2; and with a
     .grad given to head 2 too, the error names head 2's [32, 3] saved weight instead."""
     lesson = memory_figure.lesson_04()
@@ -187,3 +187,71 @@ def test_the_step_skips_head_2_so_the_error_names_trunk_2_weight():
     assert "[torch.FloatTensor [32, 32]]" in message
     *_, message = step_between(give_head_2_a_grad=True)
     assert "[torch.FloatTensor [32, 3]]" in message
+
+
+def _graph_of_the_lesson_s_losses():
+    """(model, loss1, loss2, {node name: GraphNode}) for a fresh model, as §3 draws it."""
+    from autograd_lens.graph import walk
+
+    lesson = memory_figure.lesson_04()
+    model = lesson["fresh_model"]()
+    loss1, loss2 = lesson["task_losses"](model)
+    graph = walk([loss1, loss2], {**dict(model.named_parameters()), "loss1": loss1, "loss2": loss2})
+    return model, loss1, loss2, {node.name: node for node in graph.nodes}
+
+
+def test_same_name_nodes_are_numbered_depth_first_from_loss1_then_loss2():
+    """§3: "Same-name nodes are numbered in the order a walk back from loss1, then loss2,
+    meets them, each branch to its end before the next: ReluBackward0 #1 is the trunk's last
+    ReLU." Not by height: the first TBackward0 is the first Linear's, far from loss1, and
+    head 1's own comes third, after the walk has finished the trunk."""
+    _, loss1, loss2, nodes = _graph_of_the_lesson_s_losses()
+    by_index = {node.index: node for node in nodes.values()}
+
+    def input_names(name):
+        return {by_index[i].name for i in nodes[name].inputs}
+
+    # the last ReLU feeds both heads' Linear; the first feeds trunk.2's
+    assert "ReluBackward0 #1" in input_names("AddmmBackward0 #1") & input_names("AddmmBackward0 #4")
+    assert "ReluBackward0 #2" in input_names("AddmmBackward0 #2")
+    assert [input_names(f"TBackward0 #{k}") for k in (1, 2, 3, 4)] == [
+        {"trunk.0.weight"}, {"trunk.2.weight"}, {"regression_head.weight"},
+        {"classification_head.weight"}]
+
+    # the numbering is a depth-first preorder from loss1, then loss2
+    order, seen = [], set()
+
+    def visit(fn):
+        if fn is None or fn in seen:
+            return
+        seen.add(fn)
+        order.append(fn)
+        for next_fn, _ in fn.next_functions:
+            visit(next_fn)
+
+    visit(loss1.grad_fn)
+    visit(loss2.grad_fn)
+    assert [node.fn for node in sorted(nodes.values(), key=lambda n: n.index)] == order
+
+
+def test_loss2_s_backward_fails_at_the_first_trunk_node_it_reaches():
+    """§4: "It fails at ReluBackward0 #1, the first trunk node it reaches": after
+    loss1.backward(), loss2's backward runs head 2's nodes, then ReluBackward0 #1 (head 2's
+    AddmmBackward0 reads the trunk's output from it), and raises there; no other trunk node runs."""
+    model, loss1, loss2, nodes = _graph_of_the_lesson_s_losses()
+    loss1.backward()
+    name_of = {node.fn: name for name, node in nodes.items()}
+    ran = []
+    for node in nodes.values():
+        node.fn.register_prehook(lambda grad_outputs, fn=node.fn: ran.append(name_of[fn]))
+    try:
+        loss2.backward()
+    except RuntimeError as error:
+        assert "backward through the graph a second time" in str(error)
+    else:
+        raise AssertionError("loss2.backward() should fail")
+    trunk = {name for name, node in nodes.items() if "loss1" in node.reached_by
+             and "loss2" in node.reached_by}
+    assert ran[-1] == "ReluBackward0 #1"
+    assert [name for name in ran if name in trunk] == ["ReluBackward0 #1"]
+    assert {"NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0 #4"} <= set(ran)

@@ -45,11 +45,15 @@ def error_raised_by(run) -> str:
 
 
 def error_name(value) -> str | None:
-    """The one of ERROR_NAMES that `value` names: the English name in any case and spacing
-    (" Freed  buffer "), or one of KOREAN_ERROR_NAMES; None for anything else."""
+    """The one of ERROR_NAMES that `value` names: the English name in any case and spacing,
+    hyphenated as the lessons write it, with or without "error" (" Freed-buffer error ",
+    "version error", "no error"), or one of KOREAN_ERROR_NAMES; None for anything else."""
     if not isinstance(value, str):
         return None
-    english = " ".join(value.split()).lower()
+    english = " ".join(value.replace("-", " ").split()).lower()
+    english = {"no error": NO_ERROR, "version error": VERSION_COUNTER}.get(english, english)
+    if english.endswith(" error"):
+        english = english[:-len(" error")]
     if english in ERROR_NAMES:
         return english
     return KOREAN_ERROR_NAMES.get("".join(value.split()))

@@ -274,7 +274,7 @@ def exercise_2(answer) -> Verdict:
             return not_yet(say("which node made last? chunk's node is the one section 3 "
                                "found behind halves[1]; give its name as `names` prints it",
                                "last는 어느 노드가 만들었을까요? chunk의 노드는 3절에서 "
-                               "halves[1]을 만든 노드로 찾은 바로 그 노드입니다. `names`가 "
+                               "halves[1]을 만든 것으로 확인한 그 노드입니다. `names`가 "
                                "출력하는 그대로 이름을 주세요"))
         return not_yet(say("which node made first.exp()? A backward node is named after its "
                            "operation, as PowBackward0 is for `**`; give its name as `names` "
@@ -376,9 +376,9 @@ def exercise_3(answer) -> Verdict:
     return correct(say("w and u are leaves that require grad and loss was computed from both "
                        "(u's .grad holds zeros); h kept its gradient because retain_grad() "
                        "came before backward; x requires no grad, and loss and g are "
-                       "non-leaves that kept nothing (g asked too late).",
+                       "non-leaves that kept nothing (g's retain_grad() came after backward).",
                        "w와 u는 requires_grad=True인 잎 텐서이고 loss는 둘 모두로부터 "
                        "계산되었습니다(u의 .grad에는 0이 들어 있습니다). h는 역전파보다 먼저 "
                        "retain_grad()를 호출했으므로 변화도를 남겼습니다. x는 변화도가 필요 없고, "
-                       "loss와 g는 잎 텐서가 아닌 텐서로서 아무것도 남기지 않았습니다(g를 너무 "
-                       "늦게 요청했습니다)."))
+                       "loss와 g는 잎 텐서가 아닌 텐서로서 아무것도 남기지 않았습니다(g는 "
+                       "backward()가 끝난 뒤에야 retain_grad()를 호출했습니다)."))

@@ -15,7 +15,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from .answers import as_float_tensor, close, hint_for_unknown_labels, kind, labels, raised
-from .language import say
+from .language import language, say
 from .seeding import fresh, seeded
 from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
@@ -140,7 +140,7 @@ def exercise_1(answer) -> Verdict:
     if answer is None:
         return unanswered(say("replace None with (w.grad, g) after the calls, as two lists of "
                               "two numbers, e.g. ([0.0, 0.0], [0.0, 0.0])",
-                              "`answer`에 호출들이 끝난 뒤의 (w.grad, g)를 두 수의 리스트 두 개로 "
+                              "`answer`에 호출들이 끝난 뒤의 (w.grad, g)를 수 두 개짜리 리스트 두 개로 "
                               "넣고 이 셀을 다시 실행하세요. 예: ([0.0, 0.0], [0.0, 0.0])"))
     values = _pair(answer)
     if values is None:
@@ -158,13 +158,14 @@ def exercise_1(answer) -> Verdict:
     hints = [hint for hint in (_w_grad_hint(given_w_grad, own), _g_hint(given_g, own, w_grad))
              if hint]
     if hints:
-        return not_yet("; ".join(hints))
+        # Korean hints are finished sentences: a full stop between them
+        return not_yet((". " if language() == "ko" else "; ").join(hints))
     parts = " + ".join(str(gradient.tolist()) for gradient in own[1:])
     return correct(say(f"w.grad = {parts} = {w_grad.tolist()}: w.grad = None let call 2 start "
                        f"a new tensor; g = {g.tolist()} still names call 1's, which no later "
                        "backward() adds into",
                        f"w.grad = {parts} = {w_grad.tolist()}: w.grad = None 뒤에 호출 2가 새 "
-                       f"텐서를 시작했습니다. g = {g.tolist()}는 여전히 호출 1의 텐서를 "
+                       f"텐서를 시작했습니다. g = {g.tolist()}은 여전히 호출 1의 텐서를 "
                        "가리키고, 그 뒤의 backward()는 거기에 더하지 않습니다"))
 
 
@@ -465,8 +466,8 @@ def exercise_3(answer) -> Verdict:
                                f"time(s), on inputs of sizes {sizes}{unseen}",
                                f"n_micro={n_micro}일 때는 샘플 {N_SAMPLES_3}개를 나누어 담은 "
                                f"마이크로 배치마다 순전파, 즉 model(...) 호출이 모두 {n_micro}번 "
-                               f"있어야 합니다. 실제 model(...) 호출은 {len(sizes)}번, 입력 "
-                               f"크기는 {sizes}였습니다{unseen}"))
+                               f"있어야 합니다. 실제 model(...) 호출은 {len(sizes)}번이었습니다"
+                               f"(입력 크기 {sizes}){unseen}"))
         if backwards != n_micro or len(reached["weight"]) != n_micro:
             return not_yet(say(f"with n_micro={n_micro}, expected one backward() per "
                                f"micro-batch, {n_micro} in all, each reaching model.weight; "

@@ -143,7 +143,7 @@ def reasoning_hint():
         "(optimizer.step() changes in place each parameter that has a .grad; each Linear's "
         "mat2, where it saved one, is its weight, transposed), and nothing otherwise",
         "역전파 호출마다 어느 노드를 지나가는지 따져 보세요. autograd.grad는 손실에서 요청한 "
-        "텐서로 가는 경로 위의 노드만 실행합니다. retain_graph=True 없이 호출한 앞선 호출이 그 "
+        "텐서로 가는 경로 위의 노드만 실행합니다. retain_graph=True 없이 실행된 앞선 호출이 그 "
         "노드 가운데 하나를 지나갔다면 해제된 버퍼(freed buffer) 오류가 납니다. 그 노드 가운데 "
         "하나가 저장한 텐서가 그 뒤 제자리에서 바뀌었다면 버전 카운터 오류가 납니다. 둘 다 아니면 "
         "오류가 나지 않습니다. optimizer.step()은 .grad가 있는 매개변수를 모두 제자리에서 바꾸고, "
@@ -343,8 +343,9 @@ def exercise_2(answer, model_class=None):
                        "zero_grad() between two backward calls drops the first one's "
                        "gradients, retain_graph on the second call comes too late, and "
                        "retaining on both pays for a second pass through the trunk",
-                       "두 손실에서 시작하는 역전파 단계 한 번이고, optimizer.step()이 실행될 때 "
-                       "그 변화도가 .grad에 들어 있으면 됩니다. 역전파가 넣든 직접 넣든 "
+                       "필요한 것은 두 손실에서 시작하는 역전파 단계 한 번이고, "
+                       "optimizer.step()이 실행될 때 그 변화도가 .grad에 들어 있으면 됩니다. "
+                       "역전파가 넣든 직접 넣든 "
                        "상관없습니다. 그 한 번에 쓴 retain_graph=True는 다음 순전파 단계의 손실이 "
                        "그 자리를 대신할 때까지 저장된 텐서를 붙잡아 두지만 역전파 단계를 "
                        "늘리지는 않습니다. 두 역전파 호출 사이의 zero_grad()는 첫 호출의 변화도를 "

@@ -325,7 +325,7 @@ def exercise_2(answer) -> Verdict:
         return not_yet(look_again())
     return correct(say(f"{', '.join(sorted(keepers))} keep saved tensors alive: they live as long "
                        "as a tensor you hold reaches their graph and no backward() dropped them.",
-                       f"{', '.join(sorted(keepers))}: 저장된 텐서를 살려 둡니다. 여러분이 가진 "
+                       f"{', '.join(sorted(keepers))}가 저장된 텐서를 살려 둡니다. 여러분이 가진 "
                        "텐서가 그래프에 닿아 있고 그 그래프의 저장된 텐서를 버린 backward()가 "
                        "없는 한, 저장된 텐서는 살아 있습니다."))
 
@@ -514,9 +514,19 @@ def exercise_3(answer) -> Verdict:
     hint = _check_results(result, expected_average, expected_predictions, losses)
     if hint:
         return not_yet(hint)
+    if piled_up:  # a graph per batch, each dropped when the next batch's names replaced it
+        return correct(say(f"average loss {expected_average:.4f} and the "
+                           f"{len(expected_predictions)} predictions, with at most one earlier "
+                           "batch's graph alive while the next one ran, and none once your "
+                           "function returned (under torch.no_grad() there would be none at all).",
+                           f"평균 손실 {expected_average:.4f}, 예측값 "
+                           f"{len(expected_predictions)}개. 다음 배치가 실행될 때 살아 있던 이전 "
+                           "배치의 그래프는 많아야 하나였고, 함수가 반환된 뒤에는 하나도 "
+                           "없습니다(torch.no_grad() 아래에서라면 처음부터 하나도 없었을 "
+                           "것입니다)."))
     return correct(say(f"average loss {expected_average:.4f} and the {len(expected_predictions)} "
-                       "predictions, with at most one batch's graph alive at a time and none "
-                       "once your function returns.",
-                       f"평균 손실 {expected_average:.4f}, 예측값 {len(expected_predictions)}개: "
-                       "한 번에 살아 있는 그래프는 많아야 배치 하나의 것이고, 함수가 반환된 "
-                       "뒤에는 하나도 없습니다."))
+                       "predictions, with no earlier batch's activations alive while the next one "
+                       "ran, and none once your function returned.",
+                       f"평균 손실 {expected_average:.4f}, 예측값 {len(expected_predictions)}개. "
+                       "다음 배치가 실행될 때 이전 배치의 활성값은 하나도 살아 있지 않았고, "
+                       "함수가 반환된 뒤에도 하나도 없습니다."))

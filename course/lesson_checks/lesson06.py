@@ -418,6 +418,25 @@ def _reasoning():
         "달라졌습니다.")
 
 
+def _why(number, error):
+    """A clause saying why sequence `number` raises `error`, when that is what torch 2.13
+    raises (checked by running it); otherwise nothing."""
+    why = {
+        (1, errors.VERSION_COUNTER): say(
+            "g_opt.step() changed in place a weight that G's retained graph saved",
+            "g_opt.step()이 유지된 G의 그래프가 저장해 둔 가중치를 제자리에서 바꾸었습니다"),
+        (2, errors.NO_ERROR): say(
+            "critic_opt.step() changed only the critic, which actor_loss's backward never reaches",
+            "critic_opt.step()은 비평자만 바꾸었고, actor_loss의 역전파는 비평자에 닿지 않습니다"),
+        (3, errors.FREED_BUFFER): say(
+            "scores.mean().backward() freed what scores' nodes saved, and the penalty's backward "
+            "goes back through those nodes",
+            "scores.mean().backward()가 scores의 노드들이 저장한 텐서를 해제했는데, 페널티의 역전파는 "
+            "그 노드들을 다시 지나갑니다"),
+    }.get((number, error))
+    return f" ({why})" if why else ""
+
+
 def _named(numbers):
     numbers = ", ".join(map(str, numbers))
     return say(f"sequence {numbers}", f"{numbers}번 코드")
@@ -439,8 +458,8 @@ def exercise_2(answer) -> Verdict:
     if any(names[number] != right[number] for number in _SEQUENCES):
         return not_yet(_reasoning())
     return correct(say("all three, as PyTorch raises them: ",
-                       "세 판정 모두 PyTorch가 실제로 내는 오류와 같습니다. ") + ", ".join(
-        f"{number}: {right[number]}" for number in _SEQUENCES) + ".")
+                       "세 판정 모두 PyTorch가 실제로 내는 오류와 같습니다. ") + "; ".join(
+        f"{number}: {right[number]}{_why(number, right[number])}" for number in _SEQUENCES) + ".")
 
 
 __all__ = ["exercise_1", "exercise_2", "lstm_task", "waves_in_chunks"]

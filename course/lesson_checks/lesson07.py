@@ -5,8 +5,9 @@ Both exercises hand the reader a broken training loop, as a function
 fixes it. The check cell passes the lesson's own `make_net`, `x` and `y`; nothing here
 defines the lesson's net. Each exercise first asks for a prediction, made by reading the
 loop, and checks it before the fix: the step that fails first, and (exercise 1) the name
-that hands it an earlier step's graph or (exercise 2) the node that fails first. A wrong pick gets
-a hint about that pick, which does not point at the right one. Each checker:
+that hands it an earlier step's graph or (exercise 2) the operation whose node fails first,
+from named choices. A wrong pick gets a hint about that pick, which does not point at the
+right one. Each checker:
 
 - builds a fresh net with `make_net()` (its seeding is kept from the reader's random
   numbers) and runs the reader's function for STEPS steps, watching every backward call
@@ -118,18 +119,18 @@ def _error_hint(error, name):
     if which == errors.FREED_BUFFER:
         return say("a backward still reaches a graph that an earlier step's backward freed: "
                    f"run {name} under explain() and look at what one step hands to the next",
-                   "앞선 스텝의 역전파가 해제한 그래프에 여전히 닿는 역전파가 있습니다: "
-                   f"{name} 함수를 explain() 아래에서 실행하고, 한 스텝이 다음 스텝에 "
+                   "어떤 역전파가, 앞선 스텝의 역전파가 저장된 텐서를 해제한 그래프에 여전히 "
+                   f"닿습니다. {name} 함수를 explain() 안에서 실행하고, 한 스텝이 다음 스텝에 "
                    "넘기는 것을 살펴보세요")
     if which == errors.VERSION_COUNTER:
         return say("a backward needs a tensor that was changed in place after autograd saved "
                    f"it: run {name} under explain(), it names the line",
-                   "역전파에 필요한 텐서가, autograd가 저장한 뒤에 제자리에서 바뀌었습니다: "
-                   f"{name} 함수를 explain() 아래에서 실행해 보세요. explain()이 그 줄을 "
+                   "역전파에 필요한 텐서가, autograd가 저장한 뒤에 제자리에서 바뀌었습니다. "
+                   f"{name} 함수를 explain() 안에서 실행해 보세요. explain()이 그 줄을 "
                    "알려 줍니다")
     return say(f"your function raised {errors.describe(error)} (it is called as "
                f"answer(encoder, head, opt, x, y, steps={STEPS}))",
-               f"함수에서 오류가 났습니다: {errors.describe(error)} (함수는 "
+               f"함수에서 난 오류: {errors.describe(error)} (함수는 "
                f"answer(encoder, head, opt, x, y, steps={STEPS}) 형태로 호출됩니다)")
 
 
@@ -141,7 +142,7 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
     `version_hint` replaces the usual hint for the in-place (version counter) error."""
     if answer is None:
         return unanswered(say(f"fix {name}, then set `answer = {name}` and run this cell again",
-                              f"{name} 함수를 고친 다음 `answer = {name}` 한 줄을 적고 "
+                              f"`answer`에 고친 {name} 함수를 넣고(`answer = {name}`) "
                               "이 셀을 다시 실행하세요"))
     if not callable(answer):
         return not_yet(say(f"expected your function, e.g. `answer = {name}`; got {kind(answer)}",
@@ -149,7 +150,7 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
                            f"{kind(answer)}가 왔습니다"))
     own = not_yet(say(f"that is the checker's own function: fix {name} in the notebook "
                       "and answer with it",
-                      f"그것은 채점기 자신의 함수입니다: 노트북의 {name} 함수를 고쳐서 "
+                      f"채점기 자신의 함수를 넘겼습니다. 노트북의 {name} 함수를 고쳐서 "
                       "그 함수로 답하세요"))
     if getattr(answer, "__module__", None) == __name__:
         return own
@@ -158,13 +159,13 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
     except _BadSetup:
         return not_yet(say("the check cell passes the lesson's make_net, x and y: run the "
                            "set-up cells again and leave the check cell as it is",
-                           "확인 셀은 강의의 make_net, x, y를 넘겨줍니다: 준비 셀들을 다시 "
+                           "확인 셀은 강의의 make_net, x, y를 넘겨줍니다. 준비 셀들을 다시 "
                            "실행하고, 확인 셀은 그대로 두세요"))
     except Exception:  # make_net, x or y is not the lesson's (redefined?)
         return not_yet(say("the check cell passes the lesson's make_net, x and y, and these do "
                            "not train the lesson's net: run the set-up cells again",
                            "확인 셀은 강의의 make_net, x, y를 넘겨주는데, 지금 이 값들로는 "
-                           "강의의 신경망을 학습시킬 수 없습니다: 준비 셀들을 다시 실행하세요"))
+                           "강의의 신경망을 학습시킬 수 없습니다. 준비 셀들을 다시 실행하세요"))
     with watch_backward_calls() as calls:
         try:
             with _running_the_answer():
@@ -177,25 +178,25 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
             return not_yet(_error_hint(error, name))
     if not calls:
         return not_yet(say("backward() was never called: each step needs one backward",
-                           "backward()가 한 번도 호출되지 않았습니다: 스텝마다 역전파가 "
+                           "backward()가 한 번도 호출되지 않았습니다. 스텝마다 역전파가 "
                            "한 번 필요합니다"))
     if any(call.retain_graph for call in calls):
         return not_yet(say("it runs, but a backward keeps its graph (retain_graph=True): "
                            "find what reaches back into an earlier step and cut that instead",
-                           "실행은 되지만, 그래프를 유지하는 역전파가 있습니다(retain_graph=True): "
+                           "실행은 되지만, 그래프를 유지하는 역전파가 있습니다(retain_graph=True). "
                            "그 대신 앞선 스텝까지 거슬러 닿는 것을 찾아 그 연결을 끊으세요"))
     if len(calls) != STEPS:
         return not_yet(say(f"{len(calls)} backward calls for {STEPS} steps: one backward "
                            "and one optimizer step per step",
-                           f"{STEPS}스텝에 역전파 호출이 {len(calls)}번입니다: 스텝마다 "
-                           "역전파 한 번, 옵티마이저 스텝 한 번이어야 합니다"))
+                           f"{STEPS}스텝에 역전파 호출이 {len(calls)}번입니다. 스텝마다 "
+                           "역전파 한 번, `optimizer.step()` 호출 한 번이어야 합니다"))
     sizes = [call.retained_bytes for call in calls]
     # A size that cannot be read (a graph through CopySlices, as a row-by-row write into a
     # new tensor makes) is no sign of growth: then the weights alone decide, below.
     if None not in sizes and len(set(sizes[1:])) != 1:
         return not_yet(say("the graph each backward runs over grows from step to step: "
                            "does something carry one step's graph into the next?",
-                           "역전파가 지나가는 그래프가 스텝마다 커집니다: 무언가가 한 스텝의 "
+                           "역전파가 지나가는 그래프가 스텝마다 커집니다. 무언가가 한 스텝의 "
                            "그래프를 다음 스텝으로 넘기고 있지 않나요?"))
     losses = _as_losses(returned)
     if not _same(trained, expected):
@@ -205,7 +206,7 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
             return not_yet(say("it runs, but some weights never change: no gradient reaches "
                                "them (a detach or no_grad on the way?), and the intended fix "
                                "trains every parameter",
-                               "실행은 되지만, 전혀 바뀌지 않는 가중치가 있습니다: 변화도가 "
+                               "실행은 되지만, 전혀 바뀌지 않는 가중치가 있습니다. 변화도가 "
                                "닿지 않습니다(도중에 detach나 no_grad가 있나요?). 의도한 "
                                "해결책은 모든 매개변수를 학습시킵니다"))
         for wrong_fix, hint in wrong_fixes.items():
@@ -217,14 +218,14 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
         return not_yet(say("it runs, but the trained weights differ from the intended fix's: "
                            "keep the loss the same computation, with one backward and one "
                            "optimizer step per step",
-                           "실행은 되지만, 학습된 가중치가 의도한 해결책의 가중치와 다릅니다: "
-                           "손실은 같은 계산으로 두고, 스텝마다 역전파 한 번과 옵티마이저 "
-                           "스텝 한 번을 하세요"))
+                           "실행은 되지만, 학습된 가중치가 의도한 해결책의 가중치와 다릅니다. "
+                           "손실은 같은 계산으로 두고, 스텝마다 역전파 한 번과 "
+                           "`optimizer.step()` 호출 한 번을 하세요"))
     if losses is None or not _same([torch.tensor(losses)], [torch.tensor(expected_losses)]):
         return not_yet(say(f"the weights are right, but return the list of the {STEPS} "
                            "losses, loss.item() of each step, as the given function does",
-                           "가중치는 맞습니다. 다만 주어진 함수처럼 각 스텝의 loss.item(), "
-                           f"곧 손실 {STEPS}개의 리스트를 반환하세요"))
+                           "가중치는 맞습니다. 다만 주어진 함수처럼 각 스텝의 loss.item()을 모은 "
+                           f"리스트, 즉 손실 {STEPS}개를 반환하세요"))
     return correct(say(f"{STEPS} steps, one backward each and none reaching into an earlier "
                        f"step; the loss went from {losses[0]:.3f} to {losses[-1]:.3f}.",
                        f"{STEPS}스텝 동안 스텝마다 역전파를 한 번씩 했고, 앞선 스텝에 닿은 "
@@ -279,10 +280,10 @@ def _not_the_carrier(name):
                    "loss는 매 스텝 새로 만들어지고, 그 역전파도 같은 스텝 안에서 실행됩니다")
     if name == "losses":
         return say("losses holds loss.item() values: plain numbers, with no graph",
-                   "losses에는 loss.item() 값, 곧 그래프 없는 보통의 숫자가 들어 있습니다")
+                   "losses에는 loss.item() 값, 즉 그래프가 없는 보통의 숫자가 들어 있습니다")
     if name in ("encoder", "head", "opt"):
         return say(f"{name} holds parameters, and a parameter is a leaf: no graph behind it",
-                   f"{name}에는 매개변수가 들어 있고, 매개변수는 잎(leaf)이라서 그 뒤에 "
+                   f"{name}에는 매개변수가 들어 있고, 매개변수는 잎 텐서여서 거슬러 올라갈 "
                    "그래프가 없습니다")
     return say(f"{name} is data that the loop only reads: it has no grad_fn",
                f"{name}에는 루프가 읽기만 하는 데이터가 들어 있고, grad_fn이 없습니다")
@@ -312,19 +313,18 @@ def _prediction_hint(failing_step, carrier):
             "이름(문자열)을 적습니다"))
     if isinstance(failing_step, bool) or not isinstance(failing_step, int) or failing_step < 0:
         return not_yet(say(f"failing_step is a step number, 0, 1, 2, ...; got {_given(failing_step)}",
-                           "failing_step은 스텝 번호(0, 1, 2, ...)입니다. 그런데 "
-                           f"{_given(failing_step)}가 왔습니다"))
+                           "failing_step은 스텝 번호(0, 1, 2, ...)인데 받은 값은 "
+                           f"{_given(failing_step)}입니다"))
     if not isinstance(carrier, str):
         return not_yet(say(f"carrier is a name from the loop, as a string; got {kind(carrier)}",
-                           "carrier는 루프에 나오는 이름을 문자열로 적은 것입니다. 그런데 "
-                           f"{kind(carrier)}가 왔습니다"))
+                           "carrier는 루프에 나오는 이름을 문자열로 적은 것인데 받은 값은 "
+                           f"{kind(carrier)}입니다"))
     if failing_step == 0:
         return not_yet(say(
             "trace step 0 by hand: when its backward runs, has any earlier backward freed "
             "what it needs, or has anything it needs been changed in place?",
-            "스텝 0을 손으로 따라가 보세요. 그 역전파가 실행될 때, 그것이 필요로 하는 것을 "
-            "앞선 역전파가 해제했나요? 아니면 그것이 필요로 하는 무언가가 제자리에서 "
-            "바뀌었나요?"))
+            "스텝 0을 손으로 따라가 보세요. 그 역전파가 실행될 때, 그 역전파에 필요한 텐서를 "
+            "앞선 역전파가 해제했나요? 아니면 필요한 텐서가 제자리에서 바뀌었나요?"))
     if failing_step != 1:
         return not_yet(say(
             f"for step {failing_step} to be the first to fail, step 1 must run through: "
@@ -339,8 +339,8 @@ def _prediction_hint(failing_step, carrier):
     if name not in LOOP_NAMES:
         return not_yet(say(
             f"carrier is one name of the loop, as it is written there; {carrier!r} is not one",
-            f"carrier는 루프에 적힌 그대로의 이름 하나입니다. {carrier!r}는 그런 이름이 "
-            "아닙니다"))
+            f"carrier는 루프에 적힌 그대로의 이름 하나입니다. 루프에 {carrier!r} 같은 이름은 "
+            "없습니다"))
     return not_yet(say(
         f"{_not_the_carrier(name)}. For each name a step reads, ask in which step its "
         "tensor was made",
@@ -402,34 +402,40 @@ def _rows_not_scaled(encoder, head, opt, x, y, steps):
     return losses
 
 
-FAILING_NODE = "LinalgVectorNormBackward0"
-UNCHANGED_NODES = ("MseLossBackward0", "AddmmBackward0", "TBackward0", "SelectBackward0",
-                   "AccumulateGrad")  # in step 0's graph, with nothing saved changed
-THE_WRITE = ("DivBackward0", "CopySlices")  # the in-place division into a row
+OPS = ("tanh", "norm", "division", "head")  # exercise 2's choices for failing_op
+OP_WORDS = {"tanh": "tanh", "norm": "norm", "division": "division", "division(thewrite)": "division",
+            "head": "head", "노름": "norm", "나눗셈": "division", "헤드": "head"}  # spaces removed
 
 
-def _reason_hint(error_step, failing_node):
+def _op(failing_op):
+    """The choice `failing_op` names (one of OPS), read loosely (case, spaces), or None."""
+    return OP_WORDS.get("".join(failing_op.lower().split()))
+
+
+def _reason_hint(error_step, failing_op):
     """None when exercise 2's prediction is right, else a verdict: a hint about the
-    reader's pick, the step's first; no hint names the node."""
+    reader's pick, the step's first; no hint names the right choice."""
     # The right prediction (kept out of the docstrings, which Jupyter shows): step 0, and
-    # the norm's node. Each row's norm saved that row, and the helper's write into the row
-    # then changes it; step 0's backward meets those nodes before TanhBackward0 (made
-    # earlier, whose saved output the writes change too).
-    if error_step is None or failing_node is None:
+    # the norm, whose node is LinalgVectorNormBackward0. Each row's norm saved that row, and
+    # the helper's write into the row then changes it; step 0's backward meets those nodes
+    # before TanhBackward0 (made earlier, whose saved output the writes change too).
+    choices = ", ".join(f'"{op}"' for op in OPS)
+    if error_step is None or failing_op is None:
         return unanswered(say(
-            "first, before fixing the loop, answer in the cell: error_step, the first step "
-            "that fails (0, 1, 2, ...), and failing_node, the name (a string) of the node "
-            "that fails first",
-            "먼저, 루프를 고치기 전에 셀에 답하세요. error_step에는 처음 실패하는 스텝(0, 1, "
-            "2, ...)을, failing_node에는 처음 실패하는 노드의 이름(문자열)을 적습니다"))
+            "first, before running anything, answer in the cell: error_step, the first step "
+            "that fails (0, 1, 2, ...), and failing_op, the operation whose node fails "
+            f"first (one of {choices})",
+            "먼저, 아무것도 실행하기 전에 셀에 답하세요. error_step에는 처음 실패하는 스텝(0, 1, "
+            "2, ...)을, failing_op에는 그 노드가 처음 실패하는 연산을 적습니다"
+            f"({choices} 중 하나)"))
     if isinstance(error_step, bool) or not isinstance(error_step, int) or error_step < 0:
         return not_yet(say(f"error_step is a step number, 0, 1, 2, ...; got {_given(error_step)}",
-                           "error_step은 스텝 번호(0, 1, 2, ...)입니다. 그런데 "
-                           f"{_given(error_step)}가 왔습니다"))
-    if not isinstance(failing_node, str):
-        return not_yet(say(f"failing_node is a node's name, as a string; got {kind(failing_node)}",
-                           "failing_node는 노드의 이름을 문자열로 적은 것입니다. 그런데 "
-                           f"{kind(failing_node)}가 왔습니다"))
+                           "error_step은 스텝 번호(0, 1, 2, ...)인데 받은 값은 "
+                           f"{_given(error_step)}입니다"))
+    if not isinstance(failing_op, str):
+        return not_yet(say(f"failing_op is one of {choices}, as a string; got {kind(failing_op)}",
+                           f"failing_op은 {choices} 중 하나를 문자열로 적은 것인데 받은 값은 "
+                           f"{kind(failing_op)}입니다"))
     if error_step != 0:
         return not_yet(say(
             f"for step {error_step} to be the first to fail, step 0 must run through: trace "
@@ -438,69 +444,62 @@ def _reason_hint(error_step, failing_node):
             f"스텝 {error_step}에서 처음 실패하려면 스텝 0은 무사히 지나가야 합니다. 스텝 0을 "
             "손으로 따라가 보세요. 그 순전파에서 autograd는 무엇을 저장하고, 역전파 전에 그 "
             "텐서들에 무슨 일이 일어나나요?"))
-    name = failing_node.strip()
-    if name == FAILING_NODE:
+    op = _op(failing_op)
+    if op == "norm":
         return None
-    if name == "TanhBackward0":
+    if op == "tanh":
         return not_yet(say(
-            "TanhBackward0's saved output is changed too, but backward runs the nodes made "
-            "last first: which op in unit_rows saved a row before the loop wrote into it?",
-            "TanhBackward0이 저장한 출력도 바뀌지만, 역전파는 나중에 만들어진 노드부터 "
-            "실행합니다. unit_rows의 어느 연산이, 루프가 행에 쓰기 전에 그 행을 "
-            "저장했나요?"))
-    if "AsStrided" in name:
+            "tanh's node saved its output, and the writes change that too, but backward runs "
+            "the nodes made last first: which node, made after tanh's, saved a row before the "
+            "division wrote into it?",
+            "tanh의 노드가 저장한 출력도 쓰기로 바뀌지만, 역전파는 나중에 만들어진 노드부터 "
+            "실행합니다. tanh의 노드보다 나중에 만들어진 노드 중 무엇이, 나눗셈이 행에 쓰기 "
+            "전에 그 행을 저장했나요?"))
+    if op == "division":
         return not_yet(say(
-            "AsStrided, in autograd's message, names the changed tensor (a row, a view of "
-            "the features), not the node that needs it: the note names that node at the "
-            "start of the line after the failing call",
-            "autograd 메시지의 AsStrided는 바뀐 텐서(특징의 뷰인 한 행)를 가리킬 뿐, 그것이 "
-            "필요한 노드가 아닙니다. 노트는 실패한 호출 다음 줄의 첫머리에서 그 노드를 "
-            "밝힙니다"))
-    if name in THE_WRITE:
+            "the division is the write: it changes the row, and the node that fails is one "
+            "that saved the row before. Which node saved the tensor the division overwrote?",
+            "나눗셈은 행에 쓰는 연산입니다. 행을 바꾸는 쪽이고, 실패하는 노드는 그 전에 행을 "
+            "저장한 노드입니다. 나눗셈이 덮어쓴 텐서를 저장한 노드는 무엇인가요?"))
+    if op == "head":
         return not_yet(say(
-            f"{name} is the write into a row: the change, not the node that finds it. "
-            "unit_rows's line does two things to each row: which one saves the row before "
-            "the write?",
-            f"{name} 노드는 행에 쓰는 연산입니다. 텐서를 바꾸는 쪽이지, 그 변화를 발견하는 "
-            "노드가 아닙니다. "
-            "unit_rows의 그 줄은 각 행에 두 가지 일을 합니다. 그중 무엇이 쓰기 전에 행을 "
-            "저장하나요?"))
-    if name in UNCHANGED_NODES:
+            "the head runs after unit_rows has written every row: nothing it saved changes "
+            "afterwards. Which node saved a tensor that the division then overwrote?",
+            "헤드는 unit_rows가 모든 행에 쓴 뒤에 실행됩니다. 헤드가 저장한 텐서는 그 뒤로 "
+            "바뀌지 않습니다. 나눗셈이 나중에 덮어쓴 텐서를 저장한 노드는 무엇인가요?"))
+    if "backward" in failing_op.lower() or "copyslices" in failing_op.lower():
         return not_yet(say(
-            f"{name} is in step 0's graph, but nothing it saved was changed: unit_rows's "
-            "line does two things to each row: which one saves the row before the write?",
-            f"{name} 노드는 스텝 0의 그래프에 있지만, 그것이 저장한 것은 바뀌지 않았습니다. "
-            "unit_rows의 그 줄은 각 행에 두 가지 일을 합니다. 그중 무엇이 쓰기 전에 행을 "
-            "저장하나요?"))
+            f"failing_op is one of {choices}, chosen by reading the loop; got "
+            f"{_given(failing_op)}. A node's name is what explain() prints: run it afterwards, "
+            "to confirm your choice",
+            f"failing_op은 루프를 읽고 고르는 {choices} 중 하나인데 받은 값은 "
+            f"{_given(failing_op)}입니다. 노드 이름은 explain()이 출력하는 것입니다. 고른 "
+            "다음에 explain()을 실행해 확인하세요"))
     return not_yet(say(
-        f"failing_node is one node's name, exactly as the note prints it; got {_given(failing_node)}. "
-        "Run the loop under explain(): the line after the failing call starts with the node "
-        "whose saved tensor was changed",
-        f"failing_node는 노트가 출력하는 그대로의 노드 이름 하나입니다. 그런데 "
-        f"{_given(failing_node)}가 왔습니다. explain() 아래에서 루프를 실행해 보세요. 실패한 "
-        "호출 다음 줄이, 저장한 텐서가 바뀐 노드의 이름으로 시작합니다"))
+        f"failing_op is one of {choices}; got {_given(failing_op)}",
+        f"failing_op은 {choices} 중 하나인데 받은 값은 {_given(failing_op)}입니다"))
 
 
 def exercise_2(answer, make_net=None, x=None, y=None, error_step=None,
-               failing_node=None) -> Verdict:
-    """Exercise 2: first the prediction (error_step, the first step that fails, by reading
-    the loop; failing_node, the name of the node that fails first), then the fixed
-    function: the head still sees rows of length 1, and it trains as the intended fix
-    does."""
+               failing_op=None) -> Verdict:
+    """Exercise 2: first the prediction, made by reading the loop (error_step, the first
+    step that fails; failing_op, the operation whose node fails first, one of the named
+    choices), then the fixed function: the head still sees rows of length 1, and it trains
+    as the intended fix does."""
     # The answer is in _reason_hint's comment, not here: Shift+Tab shows this docstring.
-    prediction = _reason_hint(error_step, failing_node)
+    prediction = _reason_hint(error_step, failing_op)
     if prediction is not None:
         return prediction
     in_place = say("a backward still needs a tensor that was changed in place after "
                    "autograd saved it: which tensors did autograd save from the features, "
                    "and does your helper still write into one of them?",
-                   "역전파에 필요한 텐서가 여전히, autograd가 저장한 뒤에 제자리에서 "
-                   "바뀌었습니다: autograd가 특징에서 저장한 텐서는 무엇이고, 여러분의 도우미 "
+                   "어떤 역전파가, autograd가 저장한 뒤 제자리에서 바뀐 텐서를 여전히 "
+                   "필요로 합니다. autograd가 특징에서 저장한 텐서는 무엇이고, 여러분의 도우미 "
                    "함수가 아직 그중 하나에 쓰고 있지 않나요?")
     hidden = say("the first loss is right, but training then differs: part of the "
                  "normalisation is hidden from autograd (a .detach(), .data or "
                  "torch.no_grad()), and backward must see both the division and the norm",
-                 "첫 손실은 맞지만, 그 뒤의 학습이 다릅니다: 정규화의 일부가 autograd에 "
+                 "첫 손실은 맞지만, 그다음 학습이 다릅니다. 정규화의 일부가 autograd에 "
                  "가려져 있습니다(.detach(), .data 또는 torch.no_grad()). 역전파는 "
                  "나눗셈과 노름을 모두 보아야 합니다")
     return _check(answer, make_net, x, y, name="train_on_directions",
@@ -508,6 +507,6 @@ def exercise_2(answer, make_net=None, x=None, y=None, error_step=None,
                   wrong_fixes={_rows_not_scaled: say(
                       "it runs, but the rows are no longer scaled to length 1: keep the "
                       "division, without changing in place a tensor that autograd saved",
-                      "실행은 되지만, 행의 길이가 더 이상 1로 맞춰지지 않습니다: 나눗셈은 "
+                      "실행은 되지만, 행의 길이가 더 이상 1로 맞춰지지 않습니다. 나눗셈은 "
                       "그대로 두되, autograd가 저장한 텐서를 제자리에서 바꾸지 마세요")},
                   right_start_hint=hidden, version_hint=in_place)
