@@ -137,6 +137,15 @@ def test_with_grad_zero_filled_before_the_block_the_gap_is_the_trunk_s_output_al
     assert seed[True] - summed[True] > 3_000_000  # 2.39 + 0.79 MB with .grad empty
 
 
+def _fails_with_the_freed_buffer_error(loss):
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        assert "backward through the graph a second time" in str(error)
+    else:
+        raise AssertionError("the second backward should fail")
+
+
 def test_head_2_s_part_ran_before_the_freed_buffer_error():
     """The lesson ("Going further"): "Section 4's loss2.backward() failed in the trunk, after
     head 2's nodes had run. Their gradients are already in head 2's .grad"."""
@@ -146,12 +155,7 @@ def test_head_2_s_part_ran_before_the_freed_buffer_error():
     loss1.backward()
     head_2 = list(model.classification_head.parameters())
     assert all(p.grad is None for p in head_2)
-    try:
-        loss2.backward()
-    except RuntimeError as error:
-        assert "backward through the graph a second time" in str(error)
-    else:
-        raise AssertionError("loss2.backward() should fail")
+    _fails_with_the_freed_buffer_error(loss2)
     assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in head_2)
 
 
@@ -244,12 +248,7 @@ def test_loss2_s_backward_fails_at_the_first_trunk_node_it_reaches():
     ran = []
     for node in nodes.values():
         node.fn.register_prehook(lambda grad_outputs, fn=node.fn: ran.append(name_of[fn]))
-    try:
-        loss2.backward()
-    except RuntimeError as error:
-        assert "backward through the graph a second time" in str(error)
-    else:
-        raise AssertionError("loss2.backward() should fail")
+    _fails_with_the_freed_buffer_error(loss2)
     trunk = {name for name, node in nodes.items() if "loss1" in node.reached_by
              and "loss2" in node.reached_by}
     assert ran[-1] == "ReluBackward0 #1"
