@@ -134,6 +134,16 @@ def test_the_markdown_is_korean(pair):
                 assert HANGUL.search(prose), f"markdown cell {index} is not translated"
 
 
+def test_the_worked_solutions_are_korean(pair):
+    """The teacher edition's worked solutions explain in Korean: each comment of three
+    or more English words is translated."""
+    _, korean, _ = pair
+    english_only = [line for cell in korean.cells for line in solution_lines(cell)
+                    if "#" in line and not HANGUL.search(line.split("#", 1)[1])
+                    and re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}\s+[A-Za-z]{3,}", line.split("#", 1)[1])]
+    assert not english_only, english_only
+
+
 SECTION = re.compile(r"^(#{1,6})\s+(\d+\.)?", re.MULTILINE)
 
 
@@ -174,13 +184,19 @@ def glossary_rows():
     return rows
 
 
+def solution_lines(cell) -> list:
+    """The worked solution's lines (the teacher edition shows them; metadata classroom.solution)."""
+    solution = cell.get("metadata", {}).get("classroom", {}).get("solution", [])
+    return solution.splitlines() if isinstance(solution, str) else list(solution)
+
+
 def korean_texts():
     """(name, text) of everything in the Korean edition a reader reads."""
     texts = []
     for path in KOREAN_NOTEBOOKS:
         notebook = nbformat.read(path, as_version=4)
         comments = [line for c in notebook.cells if c.cell_type == "code"
-                    for line in c.source.splitlines() if "#" in line]
+                    for line in c.source.splitlines() + solution_lines(c) if "#" in line]
         texts.append((path.name, markdown(notebook) + "\n" + "\n".join(comments)))
     for path in (ROOT / "README.ko.md", ROOT / "docs" / "guide.ko.md"):
         if path.exists():

@@ -9,6 +9,7 @@ checker message (the second argument of `say(english, korean)` in course/lesson_
 - the seed's word 기울기 bridged to 변화도 once, in lesson 01;
 - one particle form after a node name: `MulBackward0`은 ("…백워드 영"), not `MulBackward0`는;
 - the time line states minutes only.
+Code comments count as prose, the worked solutions' (in the cells' metadata) too.
 """
 import ast
 import re
@@ -20,7 +21,8 @@ import pytest
 from project import KOREAN_NOTEBOOKS, ROOT
 
 sys.path.insert(0, str(ROOT / "tests"))
-from test_korean_edition import bridges_the_seed_word, glossary_rows, markdown  # noqa: E402
+from test_korean_edition import (bridges_the_seed_word, glossary_rows, markdown,  # noqa: E402
+                                 solution_lines)
 
 CHECKERS = sorted((ROOT / "course" / "lesson_checks").glob("*.py"))
 DOCUMENTS = [ROOT / "README.ko.md", ROOT / "docs" / "guide.ko.md", ROOT / "docs" / "exam.ko.md"]
@@ -38,7 +40,7 @@ def prose(text: str) -> str:
 def lesson_text(path) -> str:
     notebook = nbformat.read(path, as_version=4)
     comments = [line.split("#", 1)[1] for c in notebook.cells if c.cell_type == "code"
-                for line in c.source.splitlines() if "#" in line]
+                for line in c.source.splitlines() + solution_lines(c) if "#" in line]
     return markdown(notebook) + "\n" + "\n".join(comments)
 
 

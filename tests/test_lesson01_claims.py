@@ -126,15 +126,23 @@ def test_backward_without_gradient_is_gradient_ones_like_the_output(graph):
     assert torch.equal(a.grad, implicit)
 
 
-def test_shape_checks_come_before_the_released_graph_is_touched(graph):
-    """Section 6 runs d.backward(gradient=...) first, then shows the two errors on the same
-    graph: each is raised by the shape check, not by the released saved tensors."""
-    _, _, c, d, _ = graph
+def test_section_6_shows_its_errors_on_fresh_graphs(graph):
+    """Section 6 runs d.backward(gradient=...) first, so d's and c's nodes have freed what
+    they saved. The two cells that raise build fresh graphs: their errors come from the shape
+    check, and a reader who fixes the call gets a gradient, not the second-backward error
+    that the used graph would raise."""
+    a, _, c, d, _ = graph
     d.backward(gradient=torch.ones_like(d))
+    a.grad = None
     with pytest.raises(RuntimeError, match="Mismatch in shape"):
-        d.backward(gradient=torch.tensor([1.]))
+        (a ** 2 * 2).mean().backward(gradient=torch.tensor([1.]))
     with pytest.raises(RuntimeError, match="only for scalar outputs"):
-        c.backward()
+        (a ** 2 * 2).backward()
+    assert a.grad is None  # the calls that raised added nothing
+    (a ** 2 * 2).mean().backward(gradient=torch.tensor(1.))  # the first call, fixed
+    assert torch.equal(a.grad, a)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        d.backward(gradient=torch.tensor(1.))  # the same fix on the used graph
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
         c.sum().backward()  # why section 6 builds c again before gradient=v
 

@@ -138,6 +138,27 @@ def test_phases_are_forward_each_backward_call_and_the_optimizer():
     assert "AddmmBackward0" in backward_nodes or "MmBackward0" in backward_nodes
 
 
+def test_phase_peaks_are_each_phases_highest_level_in_order():
+    """phase_peaks(prefix): the text form's "its highest" column, for the phases whose name
+    starts with prefix; micro-batches' backward calls after the first also hold the .grad."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 256), nn.ReLU(), nn.Linear(256, 1))
+    x = torch.randn(64, 8)
+    with memory_timeline(device="cpu") as mem:
+        for x_micro in x.chunk(2):
+            model(x_micro).sum().backward()
+    everything = mem.phase_peaks()
+    assert [name for name, _ in everything] == [phase.name for phase in mem.phases]
+    for (name, highest), phase in zip(everything, mem.phases):
+        assert highest == max(e.level for e in mem.events[phase.first:phase.last + 1])
+    assert max(highest for _, highest in everything) == mem.peak.bytes
+    backward = mem.phase_peaks("backward")
+    assert [name for name, _ in backward] == ["backward #1", "backward #2"]
+    # the second backward starts holding every .grad that the first made
+    assert backward[1][1] > backward[0][1]
+    assert mem.phase_peaks("no such phase") == []
+
+
 def test_two_backward_calls_peak_higher_than_one_pass():
     """The issue's claim in small: retaining the graph and making a second pass holds more
     at once than one pass from the summed loss."""

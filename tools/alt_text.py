@@ -51,7 +51,7 @@ AUTHORED = {
         "in the backward. Bottom, 4 micro-batches of 1,024: four forward and backward pairs, "
         "the first peaking at a quarter of the one batch's peak, the other three a little "
         "higher, at 28%, as they also hold the .grad the first made.",
-        "메모리 타임라인 두 개: 진입 시점보다 더 잡고 있는 바이트를 할당과 해제 순서로 보인다. "
+        "메모리 타임라인 두 개: 진입 시점보다 더 잡고 있는 바이트를 할당과 반환 순서로 보인다. "
         "위는 4,096개짜리 배치 하나: 순전파 하나와 역전파 하나, 역전파에 최고점 표시. 아래는 "
         "1,024개짜리 마이크로 배치 4개: 순전파와 역전파 네 쌍. 첫 쌍의 최고점은 배치 하나일 때 "
         "최고점의 4분의 1이고, 나머지 셋은 첫 쌍이 만든 .grad도 잡고 있어 조금 높은 28%이다."),
@@ -68,8 +68,8 @@ AUTHORED = {
         "layers, width 64), a straight rising line. Right: against width (16 to 256 units, "
         "depth 3), also a straight rising line. A dashed line in both marks the constant "
         "part, x and the output: memory grows linearly in depth and in width above it.",
-        "저장된 텐서의 메모리(KiB)를 보이는 두 그래프. 왼쪽은 깊이(은닉 계층 0~8개, 너비 64)에 "
-        "따라, 오른쪽은 너비(16~256 유닛, 깊이 3)에 따라 곧게 오르는 직선이다. 두 그래프의 "
+        "저장된 텐서의 메모리(KiB)를 보이는 두 도표. 왼쪽은 깊이(은닉 계층 0~8개, 너비 64)에 "
+        "따라, 오른쪽은 너비(16~256 유닛, 깊이 3)에 따라 곧게 오르는 직선이다. 두 도표의 "
         "점선은 상수 부분(x와 출력)이다. 메모리는 그 위로 깊이와 너비에 선형으로 늘어난다."),
 }
 

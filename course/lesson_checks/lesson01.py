@@ -120,8 +120,8 @@ def factor_rule() -> str:
                "factors of every product",
                "self * other에서 한 인수에 대한 변화도는 들어온 변화도에 다른 인수를 곱한 "
                "값입니다. 그래서 노드는 다른 인수에 변화도가 필요할 때, 오직 그때만 이 인수를 "
-               "저장합니다. 텐서에 변화도가 필요한 것은 requires_grad=True로 만든 잎 텐서이거나 "
-               "그런 텐서로부터 계산된 텐서일 때입니다. 곱마다 두 인수를 모두 이렇게 따져 보세요")
+               "저장합니다. 변화도가 필요한 텐서는 requires_grad=True로 만든 잎 텐서이거나 "
+               "그런 텐서로부터 계산된 텐서입니다. 곱마다 두 인수를 모두 이렇게 따져 보세요")
 
 
 def exercise_1(answer) -> Verdict:
@@ -234,7 +234,7 @@ def exercise_2(answer) -> Verdict:
                            f"itself feeds that {exp}, one step further back.",
                            f"쌍마다 그 입력을 만든 노드가 나옵니다. last는 chunk가 만든 {split} "
                            f"노드의 {i_last}번 출력이고, first.exp()는 exp가 만든 {exp} 노드의 "
-                           f"하나뿐인 출력인 {i_exp}번 출력입니다. first 자체는 그보다 한 단계 "
+                           f"{i_exp}번 출력(하나뿐인 출력)입니다. first 자체는 그보다 한 단계 "
                            f"앞에서 {exp} 노드의 입력이 됩니다."))
     names_given = [name for name, _ in given]
     names_wanted = [name for name, _ in wanted]
@@ -287,14 +287,14 @@ def exercise_2(answer) -> Verdict:
     if indices_given in ([0] * len(given), list(range(len(given)))):
         return not_yet(say("the number is not an input number: it says which output of that "
                            "node each input is. Which of chunk's outputs is last?",
-                           "숫자는 입력의 번호가 아닙니다. 각 입력이 그 노드의 몇 번째 "
-                           "출력인지를 나타냅니다. last는 chunk의 몇 번째 출력일까요?"))
+                           "숫자는 입력의 번호가 아닙니다. 각 입력이 그 노드의 몇 번 "
+                           "출력인지를 나타냅니다. last는 chunk의 몇 번 출력일까요?"))
     if indices_given == [index + 1 for index in indices_wanted]:
         return not_yet(say("a node's outputs are numbered from 0, like a list's items",
                            "노드의 출력은 리스트의 항목처럼 0부터 번호를 매깁니다"))
     return not_yet(say("the number says which output of the node in its pair each input is, "
                        "counted from 0 in the order that operation returns its outputs",
-                       "숫자는 각 입력이 쌍에 적힌 노드의 몇 번째 출력인지를 나타냅니다. 그 "
+                       "숫자는 각 입력이 쌍에 적힌 노드의 몇 번 출력인지를 나타냅니다. 그 "
                        "연산이 출력을 돌려주는 순서대로 0부터 셉니다"))
 
 

@@ -120,16 +120,15 @@ def _hint_1() -> str:
     return say("not the set that survives. For each expression, ask whether some node's gradient "
                "formula needs a value that it saves as a tensor: the first backward frees it, "
                "even when the value is the leaf `a` you still hold (section 2) or a plain number "
-               "such as the 2 in `b * 2`, which MulBackward0 saves as a tensor (section 1; a "
-               "number a node keeps as a plain number is no saved tensor). A node whose gradient "
-               "needs no value saves nothing, as for a.sum() and a + 1 (section 4). Decide again "
-               "and run this check again; saved_tensors(expression) shows why afterwards.",
+               "such as the 2 in `b * 2`, which MulBackward0 saves as a tensor (section 1). A "
+               "node whose gradient needs no value saves nothing, as for a.sum() and a + 1 "
+               "(section 4). Decide again and run this check again; saved_tensors(expression) "
+               "shows why afterwards.",
                "살아남는 식의 집합이 아닙니다. 식마다, 어떤 노드의 변화도 공식에 필요한 값이 "
                "텐서로 저장되는지 따져 보세요. 그 텐서는 첫 번째 역전파가 해제합니다. 그 값이 "
                "여러분이 아직 가지고 있는 잎 텐서 `a`여도(2절), `b * 2`의 2 같은 평범한 수여도 "
-               "마찬가지입니다. MulBackward0은 이 2를 텐서로 저장합니다(1절). 노드가 평범한 수로 "
-               "간직하는 수는 저장된 텐서가 아닙니다. 변화도에 아무 값도 필요 없는 노드는 "
-               "아무것도 저장하지 않습니다. 4절의 a.sum()과 a + 1이 그렇습니다. "
+               "마찬가지입니다. MulBackward0은 이 2를 텐서로 저장합니다(1절). 변화도에 아무 값도 "
+               "필요 없는 노드는 아무것도 저장하지 않습니다. 4절의 a.sum()과 a + 1이 그렇습니다. "
                "다시 판단해서 이 확인 셀을 다시 실행하세요. 이유는 그다음에 saved_tensors(식)으로 "
                "볼 수 있습니다.")
 
@@ -149,7 +148,7 @@ def exercise_1(answer) -> Verdict:
         return not_yet(_hint_1())
     return correct(say(f"{', '.join(sorted(survivors))} save no tensors, so a second backward "
                        "works; each of the others saves one, which the first backward frees.",
-                       f"{', '.join(sorted(survivors))}: 저장하는 텐서가 없으므로 두 번째 역전파도 "
+                       f"{', '.join(sorted(survivors))}는 저장하는 텐서가 없으므로 두 번째 역전파도 "
                        "오류 없이 실행됩니다. 나머지는 텐서를 하나씩 저장하고, 첫 번째 역전파가 "
                        "그 텐서를 해제합니다."))
 

@@ -165,7 +165,7 @@ def exercise_1(answer) -> Verdict:
                        f"a new tensor; g = {g.tolist()} still names call 1's, which no later "
                        "backward() adds into",
                        f"w.grad = {parts} = {w_grad.tolist()}: w.grad = None 뒤에 호출 2가 새 "
-                       f"텐서를 시작했습니다. g = {g.tolist()}은 여전히 호출 1의 텐서를 "
+                       f"텐서를 만들었습니다. g = {g.tolist()}은 여전히 호출 1의 텐서를 "
                        "가리키고, 그 뒤의 backward()는 거기에 더하지 않습니다"))
 
 

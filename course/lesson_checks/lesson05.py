@@ -130,7 +130,7 @@ def exercise_1(answer) -> Verdict:
     if as_number(answer) is not None:
         return not_yet(say(f"give the shapes, one per storage, not a number: a list such as "
                            f"{SHAPES_EXAMPLE}; the checker adds up the bytes",
-                           "숫자 하나가 아니라 스토리지마다 shape를 하나씩 적은 리스트를 주세요. "
+                           "숫자 하나가 아니라 스토리지마다 shape를 하나씩 적은 리스트로 답하세요. "
                            f"예: {SHAPES_EXAMPLE}. 바이트 수는 채점기가 더합니다"))
     given, odd_entry = _read_shapes(answer)
     if given is None and odd_entry is None:
@@ -180,7 +180,7 @@ def _exercise_1_hint(answer, given, right) -> str:
     if isinstance(answer, (set, frozenset)) and set(given) == set(right):
         return say("a set keeps each shape once, but two storages can have the same shape: "
                    "give a list", "집합은 같은 shape를 한 번만 담지만, 두 스토리지의 shape가 같을 "
-                                  "수 있습니다. 리스트로 주세요")
+                                  "수 있습니다. 리스트로 답하세요")
     if Counter(tuple(sorted(s)) for s in given.elements()) == \
             Counter(tuple(sorted(s)) for s in right.elements()):
         return say("give each shape as PyTorch does, the batch first: (25, 10) for x",

@@ -94,9 +94,9 @@ def lstm_task(seed=1):
 
 
 def _truncated_bptt(lstm, head, chunks, optimizer):
-    """The reference: chunks 0-1, 2-3, ... are stretches; the state carries its graph
-    within a stretch and only its value into the next; one step per stretch, on the
-    gradient of the stretch's two losses added. Private, so that
+    """The reference: chunks 0-1, 2-3, ... are pairs; the state carries its graph
+    within a pair and only its value into the next; one step per pair, on the
+    gradient of the pair's two losses added. Private, so that
     `answer = lesson06._truncated_bptt` is not what tab completion offers."""
     _refuse_unless_the_checker_calls("_truncated_bptt")
     _train_in_pairs(lstm, head, chunks, optimizer, carry=lambda state: tuple(s.detach() for s in state))
@@ -239,8 +239,8 @@ def _hint_for_weights(trained):
     if any(_same(trained, _trained_weights(_cut_every_chunk(every)))
            for every in (False, True)):
         return say("it runs, but each chunk's loss reaches only its own chunk's steps: the "
-                   "second chunk of a stretch should send gradients back through the first",
-                   "실행은 되지만, 각 청크의 손실이 자기 청크의 시점에만 닿습니다. 한 구간의 두 "
+                   "second chunk of a pair should send gradients back through the first",
+                   "실행은 되지만, 각 청크의 손실이 자기 청크의 시점에만 닿습니다. 한 쌍의 두 "
                    "번째 청크는 첫 번째 청크까지 변화도를 돌려보내야 합니다")
     if _same(trained, _trained_weights(_state_from_zeros_each_chunk)):
         return say("it runs, but every chunk starts from a zero state, as if the chunks "
@@ -263,7 +263,7 @@ def _hint_for_weights(trained):
 
 def exercise_1(answer) -> Verdict:
     """A function (lstm, head, chunks, optimizer) that trains with truncated BPTT over
-    two chunks: one step per stretch of two chunks, on the gradient of both chunks'
+    two chunks: one step per pair of chunks, on the gradient of both chunks'
     losses, the second reaching back through the first; no graph kept for nothing."""
     if answer is None:
         return unanswered(say("fix train_lstm_on_chunks, then set "
@@ -307,20 +307,19 @@ def exercise_1(answer) -> Verdict:
                            "해야 합니다. 그래프를 다시 만들지 말고, 처음 만든 그래프를 그 "
                            "그래프가 필요한 역전파까지 남겨 두세요"))
     steps = sum(event == _STEP for event in events)
-    stretches = len(waves_in_chunks()) // CHUNKS_PER_STEP
-    if steps != stretches:
+    pairs = len(waves_in_chunks()) // CHUNKS_PER_STEP
+    if steps != pairs:
         return not_yet(say(f"right weights, but the optimizer you were given stepped {steps} "
-                           f"times: the exercise asks for its step, once per stretch of two "
-                           "chunks",
+                           f"times: the exercise asks for its step, once per pair of chunks",
                            f"가중치는 맞지만, 주어진 옵티마이저로 스텝을 {steps}번 진행했습니다. "
-                           "연습 문제는 두 청크로 된 구간마다 그 옵티마이저의 스텝을 한 번씩 "
+                           "연습 문제는 청크 쌍마다 그 옵티마이저의 스텝을 한 번씩 "
                            "요구합니다"))
     return correct(say(f"{len(waves_in_chunks())} chunks, {steps} steps, and the weights of "
                        "truncated BPTT over two chunks: the state's graph goes on within a "
-                       "stretch, only its value into the next.",
+                       "pair, only its value into the next.",
                        f"청크 {len(waves_in_chunks())}개, 스텝 {steps}번이고, 가중치는 두 청크에 "
-                       "걸친 truncated BPTT와 같습니다. 상태의 그래프는 한 구간 안에서만 "
-                       "이어지고, 다음 구간으로는 값만 넘어갑니다."))
+                       "걸친 truncated BPTT와 같습니다. 상태의 그래프는 한 쌍 안에서만 "
+                       "이어지고, 다음 쌍으로는 값만 넘어갑니다."))
 
 
 # Exercise 2: which error does each sequence of calls raise?

@@ -119,7 +119,7 @@ def _error_hint(error, name):
     if which == errors.FREED_BUFFER:
         return say("a backward still reaches a graph that an earlier step's backward freed: "
                    f"run {name} under explain() and look at what one step hands to the next",
-                   "어떤 역전파가, 앞선 스텝의 역전파가 저장된 텐서를 해제한 그래프에 여전히 "
+                   "앞선 스텝의 역전파가 저장된 텐서를 해제한 그래프에 이번 역전파가 여전히 "
                    f"닿습니다. {name} 함수를 explain() 안에서 실행하고, 한 스텝이 다음 스텝에 "
                    "넘기는 것을 살펴보세요")
     if which == errors.VERSION_COUNTER:
@@ -345,7 +345,7 @@ def _prediction_hint(failing_step, carrier):
         f"{_not_the_carrier(name)}. For each name a step reads, ask in which step its "
         "tensor was made",
         f"{_not_the_carrier(name)}. 스텝이 읽는 이름마다, 그 텐서가 어느 스텝에서 "
-        "만들어졌는지 물어보세요"))
+        "만들어졌는지 따져 보세요"))
 
 
 def exercise_1(answer, make_net=None, x=None, y=None, failing_step=None,

@@ -152,6 +152,26 @@ class MemoryTimeline:
                 phases.append(Phase(event.phase, event.index, event.index))
         return phases
 
+    def phase_peaks(self, prefix: str = "") -> list:
+        """Each phase whose name starts with `prefix`, in order, and the most bytes held
+        above the level at entry during it (the text form's "its highest" column), as
+        (phase name, bytes) pairs. A name can repeat ("forward"), so this is a list.
+
+        Example::
+
+            >>> import torch
+            >>> from autograd_lens import memory_timeline
+            >>> w = torch.ones(1000, requires_grad=True)
+            >>> with memory_timeline(device="cpu") as mem:
+            ...     for _ in range(2):
+            ...         w.exp().sum().backward()  # exp saves its 4,000-byte result
+            >>> mem.phase_peaks("backward")  # the second also holds w.grad, 4,000 bytes
+            [('backward #1', 8008), ('backward #2', 12008)]
+        """
+        self._ready()
+        return [(phase.name, max(e.level for e in self.events[phase.first:phase.last + 1]))
+                for phase in self.phases if phase.name.startswith(prefix)]
+
     def on(self, device: str) -> "MemoryTimeline":
         """The same block's timeline on another device ("cuda:0"); the default is the
         device given to memory_timeline (or the one the block allocated on)."""
@@ -171,10 +191,10 @@ class MemoryTimeline:
                  + (f", at {self.peak.event.where}" if self.peak.event else ""),
                  f"  at the end: {format_bytes(self.end)} above the level at entry",
                  f"  {'phase':16} {'events':>6} {'held at its end':>16} {'its highest':>12}"]
-        for phase in phases:
+        for phase, (_, highest) in zip(phases, self.phase_peaks()):
             run = self.events[phase.first:phase.last + 1]
             lines.append(f"  {phase.name:16} {len(run):6} {format_bytes(run[-1].level):>16} "
-                         f"{format_bytes(max(e.level for e in run)):>12}")
+                         f"{format_bytes(highest):>12}")
         return "\n".join(lines)
 
     def plot(self, ax=None, title: str | None = None):
@@ -341,7 +361,8 @@ class memory_timeline:
 
     `with memory_timeline() as mem:` gives a MemoryTimeline, filled when the block ends:
     `mem.peak` (bytes above the level at entry, and the op, backward node and phase that
-    reached them), `mem.events`, `mem.phases`, `mem.end`, `mem.plot()`, and a text form.
+    reached them), `mem.events`, `mem.phases`, `mem.phase_peaks()`, `mem.end`, `mem.plot()`,
+    and a text form.
     device: "cpu" or "cuda:0"; by default the device the block allocated on (a GPU if it
     allocated on one, else the CPU), so that a CPU model on a GPU machine is measured on
     the CPU (`mem.on("cpu")` gives another device's timeline of the same block).
