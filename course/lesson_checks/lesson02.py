@@ -82,8 +82,8 @@ def _read_labels(answer, choices):
     if strange:
         return None, say(f"got {kind(answer)} containing {_element(strange[0])}; the labels "
                          f"are strings {labels}",
-                         f"{kind(answer)}에 문자열이 아닌 항목 {_element(strange[0])}이 들어 "
-                         f"있습니다. 레이블은 문자열 {labels}입니다")
+                         f"{kind(answer)}에 문자열이 아닌 항목이 들어 있습니다"
+                         f"({_element(strange[0])}). 레이블은 문자열 {labels}입니다")
     if not collection:
         return None, say(f"expected a set of labels, strings {labels}; got {kind(answer)}",
                          f"문자열 {labels} 레이블의 집합(set)이 와야 하는데 {kind(answer)}가 "
@@ -402,7 +402,7 @@ def exercise_3(answer) -> Verdict:
         name, value = odd
         return not_yet(say(f"{name}= was given {_element(value)}: pass True or False (or leave "
                            "it out), so that the count of retain_graph=True is what autograd did.",
-                           f"{name}=에 {_element(value)}을 넘겼습니다. True나 False를 넘기거나 "
+                           f"{name}=에 넘긴 값은 {_element(value)}입니다. True나 False를 넘기거나 "
                            "인자를 생략하세요. 그래야 retain_graph=True의 개수가 autograd가 "
                            "실제로 한 일과 맞습니다."))
     if any(call["failed"] for call in calls):

@@ -532,7 +532,7 @@ def exercise_3(answer) -> Verdict:
                                "last backward() call (other than by scaling it): clear .grad "
                                "before the micro-batches rather than correcting it afterwards",
                                f"n_micro={n_micro}일 때, 함수가 마지막 backward() 호출 뒤에 "
-                               ".grad를 (배율을 곱하는 것 말고) 바꾸었습니다. 나중에 고치지 "
+                               ".grad를 (스케일하는 것 말고) 바꾸었습니다. 나중에 고치지 "
                                "말고 마이크로 배치들에 앞서 .grad를 비우세요"))
         expected = _full_batch_grads(X, y)
         if _all_close(grads, expected):

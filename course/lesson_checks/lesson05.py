@@ -324,10 +324,18 @@ def exercise_2(answer) -> Verdict:
     if chosen != keepers:
         return not_yet(look_again())
     return correct(say(f"{', '.join(sorted(keepers))} keep saved tensors alive: they live as long "
-                       "as a tensor you hold reaches their graph and no backward() dropped them.",
+                       "as a tensor you hold reaches their graph and no backward() dropped them. "
+                       "A: eval() does not turn off graph building; C: the last `loss`, "
+                       "backwarded with retain_graph=True; F: the last `loss` still names an "
+                       "undetached graph; "
+                       "B: backward() freed them although `losses` holds the tensors.",
                        f"{', '.join(sorted(keepers))}가 저장된 텐서를 살려 둡니다. 여러분이 가진 "
                        "텐서가 그래프에 닿아 있고 그 그래프의 저장된 텐서를 버린 backward()가 "
-                       "없는 한, 저장된 텐서는 살아 있습니다."))
+                       "없는 한, 저장된 텐서는 살아 있습니다. A: eval()은 그래프 생성을 끄지 "
+                       "않습니다. C: 마지막 `loss`에 retain_graph=True로 backward()를 "
+                       "호출했습니다. "
+                       "F: 마지막 `loss`가 detach하지 않은 그래프를 아직 가리킵니다. "
+                       "B: `losses`가 텐서를 쥐고 있어도 backward()가 저장된 텐서를 해제했습니다."))
 
 
 # Exercise 3: fix `evaluate`, which returns the average loss and the predictions, and leaks.
