@@ -84,6 +84,22 @@ def test_exercise_1_hints_in_both_languages(language):
     assert ("이름을 붙였습니다" in message) == (language == "ko")
 
 
+@pytest.mark.parametrize("language, joined", [
+    ("en", "what .grad held? g: g = w.grad gave a name"),
+    ("ko", "어떻게 했을까요? g: g = w.grad는"),
+])
+def test_exercise_1_both_wrong_joins_the_hints_as_sentences(language, joined):
+    set_language(language)
+    try:
+        message = exercise_1(([6.0, -3.0], [6.0, -3.0])).message
+        other = exercise_1(([5.0, -1.0], [1.0, 1.0])).message  # first hint ends without "?"
+    finally:
+        set_language("en")
+    assert joined in message
+    assert "?." not in message and "?;" not in message
+    assert ". g: g" in other and "; g:" not in other
+
+
 @pytest.mark.parametrize("answer", ["6, -3", 6.0, [6.0, -3.0], [4.0, 1.0, 2.0, -4.0], {"a": 1},
                                     ([float("nan"), 1.0], [2.0, -4.0]), [[6.0], [-3.0, 1.0]],
                                     object(), [[True, False], [True, True]]])
@@ -441,6 +457,7 @@ def test_exercise_3_wrong(answer, hint):
 def test_exercise_3_says_what_it_counts_only_when_it_saw_no_forward():
     # a whole-batch forward is seen (one call): no need to explain what a forward is
     assert "counts only as a call" not in exercise_3(accumulate_whole_batch).message
+    assert "of sizes" not in exercise_3(accumulate_with_functional_linear).message  # no calls
     set_language("ko")
     try:
         message = exercise_3(accumulate_with_functional_linear).message

@@ -127,8 +127,10 @@ def test_exercise_1_a_fix_without_the_prediction_is_unanswered(failing_step, car
 
 @pytest.mark.parametrize("failing_step, carrier, words", [
     (0, "anchor", ["trace step 0 by hand"]),
-    (2, "anchor", ["for step 2 to be the first", "trace step 1 by hand"]),
-    (3, "features", ["for step 3 to be the first", "trace step 1 by hand"]),
+    (2, "anchor", ["for step 2 to be the first", "every step before it", "from step 1"]),
+    (3, "features", ["for step 3 to be the first", "every step before it", "from step 1"]),
+    (7, "anchor", ["for step 7 to be the first to fail, every step before it must run through",
+                   "trace them by hand, in order from step 1"]),
     (True, "anchor", ["failing_step is a step number", "bool"]),  # True == 1 in Python
     (1.0, "anchor", ["failing_step is a step number", "float"]),
     ("1", "anchor", ["failing_step is a step number", "got '1'"]),

@@ -119,7 +119,7 @@ def factor_rule() -> str:
                "with requires_grad=True, or any tensor computed from one. Apply this to both "
                "factors of every product",
                "self * other에서 한 인수에 대한 변화도는 들어온 변화도에 다른 인수를 곱한 "
-               "값입니다. 그래서 노드는 다른 인수에 변화도가 필요할 때, 오직 그때만 이 인수를 "
+               "값입니다. 그래서 노드는 다른 인수에 변화도가 필요할 때에만 이 인수를 "
                "저장합니다. 변화도가 필요한 텐서는 requires_grad=True로 만든 잎 텐서이거나 "
                "그런 텐서로부터 계산된 텐서입니다. 곱마다 두 인수를 모두 이렇게 따져 보세요")
 

@@ -26,7 +26,7 @@ import torch
 
 from .answers import kind, raised, read_labels
 from .errors import FREED_BUFFER, NO_ERROR, error_raised_by, which_error
-from .language import say
+from .language import language, say
 from .seeding import fresh_leaf
 from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
@@ -69,7 +69,9 @@ def _element(value) -> str:
     """One element of the reader's answer, for a one-line hint: `1 (an int)`, or only its
     kind when its text could be long or hold an address."""
     if value is None or isinstance(value, (bool, int, float)):
-        return f"{value!r} ({kind(value)})"  # kind() speaks the chosen language
+        # kind() speaks the chosen language; Korean puts no space before a parenthesis
+        space = "" if language() == "ko" else " "
+        return f"{value!r}{space}({kind(value)})"
     return _kind(value)
 
 
@@ -82,8 +84,8 @@ def _read_labels(answer, choices):
     if strange:
         return None, say(f"got {kind(answer)} containing {_element(strange[0])}; the labels "
                          f"are strings {labels}",
-                         f"{kind(answer)}에 문자열이 아닌 항목이 들어 있습니다"
-                         f"({_element(strange[0])}). 레이블은 문자열 {labels}입니다")
+                         f"{kind(answer)}에 문자열이 아닌 항목이 들어 있습니다. 그중 하나는 "
+                         f"{_element(strange[0])}입니다. 레이블은 문자열 {labels}입니다")
     if not collection:
         return None, say(f"expected a set of labels, strings {labels}; got {kind(answer)}",
                          f"문자열 {labels} 레이블의 집합(set)이 와야 하는데 {kind(answer)}가 "
@@ -472,7 +474,8 @@ def exercise_3(answer) -> Verdict:
                            "순서는 여러분이 정합니다. 텐서를 저장하는 노드(saved_tensors(loss1, "
                            "loss2, loss3))와 각 노드를 지나가는 손실을 찾아보세요."))
     return correct(say(f"all three ran, with {flags} retain_graph=True, the fewest possible: "
-                       "only a call that a later call shares a saving node with keeps the graph. "
+                       "only a call that shares a tensor-saving node with a later call needs to "
+                       "keep the graph. "
                        "w + 1 saves nothing, so sharing it needs no keeping.",
                        f"세 역전파가 모두 retain_graph=True {flags}개로 실행되었고, 이것이 가능한 "
                        "최소입니다. 텐서를 저장하는 노드를 나중 호출과 함께 지나가는 호출만 "

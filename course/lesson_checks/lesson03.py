@@ -15,7 +15,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from .answers import as_float_tensor, close, hint_for_unknown_labels, kind, labels, raised
-from .language import language, say
+from .language import say
 from .seeding import fresh, seeded
 from .spying import watch_backward_calls
 from .verdict import Verdict, correct, not_yet, unanswered
@@ -97,7 +97,7 @@ def _w_grad_hint(value, own):
         if close(value, alone):
             return say(f"w.grad: that is call {k}'s gradient alone ({CALLS[k - 1]}); which "
                        "calls since w.grad = None have added into .grad?",
-                       f"w.grad: 호출 {k}, 즉 {CALLS[k - 1]}의 변화도뿐입니다. w.grad = None "
+                       f"w.grad에는 호출 {k}, 즉 {CALLS[k - 1]}의 변화도만 들어 있습니다. w.grad = None "
                        "이후 어느 호출들이 .grad에 더했을까요?")
     if close(value, (own[1] + own[2]) / 2):
         return say("w.grad: that is the average of calls 2 and 3; does backward() average "
@@ -158,8 +158,9 @@ def exercise_1(answer) -> Verdict:
     hints = [hint for hint in (_w_grad_hint(given_w_grad, own), _g_hint(given_g, own, w_grad))
              if hint]
     if hints:
-        # Korean hints are finished sentences: a full stop between them
-        return not_yet((". " if language() == "ko" else "; ").join(hints))
+        # each hint but the last ends as a sentence ("?" or "."), then a space
+        return not_yet(" ".join([h if h.endswith("?") else h + "." for h in hints[:-1]]
+                                + hints[-1:]))
     parts = " + ".join(str(gradient.tolist()) for gradient in own[1:])
     return correct(say(f"w.grad = {parts} = {w_grad.tolist()}: w.grad = None let call 2 start "
                        f"a new tensor; g = {g.tolist()} still names call 1's, which no later "
@@ -460,14 +461,16 @@ def exercise_3(answer) -> Verdict:
             unseen = say("; a forward pass counts only as a call to model(...) on a "
                          "micro-batch", ". 채점기는 마이크로 배치로 model(...)을 호출한 것만 "
                          "순전파로 셉니다") if not sizes else ""
+            on_sizes = say(f", on inputs of sizes {sizes}",
+                           f"(입력 크기 {sizes})") if sizes else ""
             return not_yet(say(f"with n_micro={n_micro}, expected {n_micro} forward passes, "
                                f"calls to model(...), on micro-batches that together hold the "
                                f"{N_SAMPLES_3} samples; model(...) was called {len(sizes)} "
-                               f"time(s), on inputs of sizes {sizes}{unseen}",
+                               f"time(s){on_sizes}{unseen}",
                                f"n_micro={n_micro}일 때는 샘플 {N_SAMPLES_3}개를 나누어 담은 "
                                f"마이크로 배치마다 순전파, 즉 model(...) 호출이 모두 {n_micro}번 "
                                f"있어야 합니다. 실제 model(...) 호출은 {len(sizes)}번이었습니다"
-                               f"(입력 크기 {sizes}){unseen}"))
+                               f"{on_sizes}{unseen}"))
         if backwards != n_micro or len(reached["weight"]) != n_micro:
             return not_yet(say(f"with n_micro={n_micro}, expected one backward() per "
                                f"micro-batch, {n_micro} in all, each reaching model.weight; "
@@ -547,7 +550,7 @@ def exercise_3(answer) -> Verdict:
         for wrong, hint in mistakes:
             if _all_close(grads, wrong):
                 return not_yet(say(f"with n_micro={n_micro}: {hint}",
-                                   f"n_micro={n_micro}일 때: {hint}"))
+                                   f"n_micro={n_micro}일 때, {hint}"))
         return not_yet(say(f"with n_micro={n_micro} the gradients differ from the full "
                            "batch's: each micro-batch loss is a mean over its own samples; "
                            "what scale makes every sample count as in the mean over all "

@@ -325,17 +325,19 @@ def exercise_2(answer) -> Verdict:
         return not_yet(look_again())
     return correct(say(f"{', '.join(sorted(keepers))} keep saved tensors alive: they live as long "
                        "as a tensor you hold reaches their graph and no backward() dropped them. "
-                       "A: eval() does not turn off graph building; C: the last `loss`, "
-                       "backwarded with retain_graph=True; F: the last `loss` still names an "
-                       "undetached graph; "
-                       "B: backward() freed them although `losses` holds the tensors.",
+                       "A: eval() does not turn off graph building; C: the last `loss` was "
+                       "backpropagated with retain_graph=True; E: `total` reaches every batch's "
+                       "graph; F: the last `loss` still names an undetached graph; "
+                       "B: backward() freed them although `losses` holds the tensors; "
+                       "D: no_grad() built none.",
                        f"{', '.join(sorted(keepers))}가 저장된 텐서를 살려 둡니다. 여러분이 가진 "
                        "텐서가 그래프에 닿아 있고 그 그래프의 저장된 텐서를 버린 backward()가 "
                        "없는 한, 저장된 텐서는 살아 있습니다. A: eval()은 그래프 생성을 끄지 "
                        "않습니다. C: 마지막 `loss`에 retain_graph=True로 backward()를 "
-                       "호출했습니다. "
+                       "호출했습니다. E: `total`이 모든 배치의 그래프에 닿아 있습니다. "
                        "F: 마지막 `loss`가 detach하지 않은 그래프를 아직 가리킵니다. "
-                       "B: `losses`가 텐서를 쥐고 있어도 backward()가 저장된 텐서를 해제했습니다."))
+                       "B: `losses`가 텐서를 쥐고 있어도 backward()가 저장된 텐서를 해제했습니다. "
+                       "D: no_grad()는 그래프를 하나도 만들지 않았습니다."))
 
 
 # Exercise 3: fix `evaluate`, which returns the average loss and the predictions, and leaks.
@@ -496,7 +498,7 @@ def exercise_3(answer) -> Verdict:
                                "있습니다"))
         return not_yet(say(f"once your function has returned, {alive} batch(es) of activations "
                            "are still alive: is a tensor with a graph kept outside it?",
-                           f"함수가 반환된 뒤에도 배치 {alive}개분의 활성값이 살아 있습니다. "
+                           f"함수가 끝난 뒤에도 배치 {alive}개분의 활성값이 살아 있습니다. "
                            "그래프가 붙은 텐서를 함수 밖에 보관하고 있지 않나요?"))
     holders = _graph_holders(result)
     if holders:
@@ -509,7 +511,7 @@ def exercise_3(answer) -> Verdict:
         return not_yet(say(f"nothing is left once your function returns, but while it runs the "
                            f"graphs pile up: when a batch ran, {piled_up} earlier batches' "
                            "activations were still alive; don't let the graphs accumulate",
-                           "함수가 반환된 뒤에는 남는 것이 없지만, 실행되는 동안 그래프가 "
+                           "함수가 끝난 뒤에는 남는 것이 없지만, 실행되는 동안 그래프가 "
                            f"쌓입니다. 어떤 배치가 실행될 때 앞선 배치 {piled_up}개의 활성값이 "
                            "아직 살아 있었습니다. 그래프가 쌓이지 않게 하세요"))
     if any(dropout_modes):
@@ -529,7 +531,7 @@ def exercise_3(answer) -> Verdict:
                            "function returned (under torch.no_grad() there would be none at all).",
                            f"평균 손실 {expected_average:.4f}, 예측값 "
                            f"{len(expected_predictions)}개. 다음 배치가 실행될 때 살아 있던 이전 "
-                           "배치의 그래프는 많아야 하나였고, 함수가 반환된 뒤에는 하나도 "
+                           "배치의 그래프는 많아야 하나였고, 함수가 끝난 뒤에는 하나도 "
                            "없습니다(torch.no_grad() 아래에서라면 처음부터 하나도 없었을 "
                            "것입니다)."))
     return correct(say(f"average loss {expected_average:.4f} and the {len(expected_predictions)} "
@@ -537,4 +539,4 @@ def exercise_3(answer) -> Verdict:
                        "ran, and none once your function returned.",
                        f"평균 손실 {expected_average:.4f}, 예측값 {len(expected_predictions)}개. "
                        "다음 배치가 실행될 때 이전 배치의 활성값은 하나도 살아 있지 않았고, "
-                       "함수가 반환된 뒤에도 하나도 없습니다."))
+                       "함수가 끝난 뒤에도 하나도 없습니다."))

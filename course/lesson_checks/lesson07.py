@@ -230,7 +230,7 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
                        f"step; the loss went from {losses[0]:.3f} to {losses[-1]:.3f}.",
                        f"{STEPS}스텝 동안 스텝마다 역전파를 한 번씩 했고, 앞선 스텝에 닿은 "
                        "역전파는 없습니다. "
-                       f"손실은 {losses[0]:.3f}에서 {losses[-1]:.3f}까지 바뀌었습니다."))
+                       f"손실은 {losses[0]:.3f}에서 {losses[-1]:.3f}까지 줄었습니다."))
 
 
 # Exercise 1: an anchor for the features, cached on first use.
@@ -327,12 +327,12 @@ def _prediction_hint(failing_step, carrier):
             "앞선 역전파가 해제했나요? 아니면 필요한 텐서가 제자리에서 바뀌었나요?"))
     if failing_step != 1:
         return not_yet(say(
-            f"for step {failing_step} to be the first to fail, step 1 must run through: "
-            "trace step 1 by hand. What does its loss lead back to, and what had step 0's "
-            "backward freed?",
-            f"스텝 {failing_step}에서 처음 실패하려면 스텝 1은 무사히 지나가야 합니다. 스텝 1을 "
-            "손으로 따라가 보세요. 그 손실은 어디까지 거슬러 올라가고, 스텝 0의 역전파는 "
-            "무엇을 해제했나요?"))
+            f"for step {failing_step} to be the first to fail, every step before it must run "
+            "through: trace them by hand, in order from step 1. What does step 1's loss lead "
+            "back to, and what had step 0's backward freed?",
+            f"스텝 {failing_step}에서 처음 실패하려면 그 앞의 스텝은 모두 무사히 지나가야 합니다. "
+            "스텝 1부터 차례로 손으로 따라가 보세요. 스텝 1의 손실은 어디까지 거슬러 올라가고, "
+            "스텝 0의 역전파는 무엇을 해제했나요?"))
     name = carrier.strip()
     if name == "anchor":
         return None
@@ -452,8 +452,8 @@ def _reason_hint(error_step, failing_op):
             "tanh's node saved its output, and the writes change that too, but backward runs "
             "the nodes made last first: which node, made after tanh's, saved a row before the "
             "division wrote into it?",
-            "tanh의 노드가 저장한 출력도 쓰기로 바뀌지만, 역전파는 나중에 만들어진 노드부터 "
-            "실행합니다. tanh의 노드보다 나중에 만들어진 노드 중 무엇이, 나눗셈이 행에 쓰기 "
+            "tanh의 노드가 저장한 출력도 나눗셈이 행에 덮어쓰면서 바뀌지만, 역전파는 나중에 "
+            "만들어진 노드부터 실행합니다. tanh의 노드보다 나중에 만들어진 노드 중 무엇이, 나눗셈이 행에 쓰기 "
             "전에 그 행을 저장했나요?"))
     if op == "division":
         return not_yet(say(
