@@ -107,6 +107,25 @@ def test_exercise_1_odd_input(answer):
     assert is_not_yet(exercise_1(answer), "two lists of two numbers")
 
 
+@pytest.mark.parametrize("answer, says", [
+    (([4.0, 1.0], None), ["the second item is None; give g as two numbers",
+                          "두 번째 항목이 None입니다. g를 수 두 개로 주세요"]),
+    ((None, [2.0, -4.0]), ["the first item is None; give w.grad as two numbers",
+                           "첫 번째 항목이 None입니다. w.grad를 수 두 개로 주세요"]),
+    (([4.0, 1.0], "2, -4"), ["the second item is a str", "두 번째 항목은 str 객체입니다"]),
+    (([6.0], [2.0, -4.0]), ["the first item has shape (1,)", "첫 번째 항목은 shape가 (1,)입니다"]),
+])
+def test_exercise_1_names_the_wrong_item(answer, says):
+    for language, expected in zip(["en", "ko"], says):
+        set_language(language)
+        try:
+            verdict = exercise_1(answer)
+        finally:
+            set_language("en")
+        assert is_not_yet(verdict, expected)
+        assert "got a tuple" not in verdict.message
+
+
 # Exercise 2: which layers keep the micro-batch equality --------------------
 
 def test_exercise_2_the_key_comes_from_running_pytorch():

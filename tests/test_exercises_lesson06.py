@@ -397,6 +397,37 @@ def test_exercise_1_wants_the_given_optimizers_steps():
     assert is_not_yet(verdict, "stepped 0 times"), verdict
 
 
+def by_hand_then_steps_on_zeroed_gradients(lstm, head, chunks, optimizer):
+    # the weights updated by hand, then the given optimizer stepped once per pair on nothing
+    by_hand(lstm, head, chunks, optimizer)
+    for _ in range(2):
+        optimizer.zero_grad()
+        optimizer.step()
+
+
+def by_hand_then_steps_on_zeros(lstm, head, chunks, optimizer):
+    by_hand(lstm, head, chunks, optimizer)
+    for _ in range(2):
+        for p in optimizer.param_groups[0]["params"]:
+            p.grad = torch.zeros_like(p)
+        optimizer.step()
+
+
+@pytest.mark.parametrize("answer", [by_hand_then_steps_on_zeroed_gradients,
+                                    by_hand_then_steps_on_zeros])
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_exercise_1_counts_only_steps_on_gradients(answer, language):
+    # right weights and two steps, but the steps found no gradient: not "correct"
+    set_language(language)
+    try:
+        verdict = lesson06.exercise_1(answer)
+    finally:
+        set_language("en")
+    words = {"en": ["2 of the optimizer's steps", ".grad empty or zero"],
+             "ko": ["2번은", ".grad가 비어 있거나 0"]}[language]
+    assert is_not_yet(verdict, *words), verdict
+
+
 def test_exercise_1_hints_never_give_the_fix_away():
     for answer, _ in WRONG_1:
         message = lesson06.exercise_1(answer).message

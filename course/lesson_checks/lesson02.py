@@ -372,9 +372,9 @@ def _freed_hint() -> str:
                "Before each call, ask which nodes it runs through save a tensor "
                "(saved_tensors(loss1, loss2, loss3) lists them), and whether a later call runs "
                "through one of them too.",
-               "앞선 호출이 저장된 텐서를 해제한 노드를 나중 역전파가 다시 지나갔습니다. "
+               "앞선 호출이 저장된 텐서를 해제한 노드를 이후의 역전파가 다시 지나갔습니다. "
                "호출마다, 그 호출이 지나가는 노드 가운데 어느 것이 텐서를 "
-               "저장하는지(saved_tensors(loss1, loss2, loss3)가 보여 줍니다), 나중 호출도 그 "
+               "저장하는지(saved_tensors(loss1, loss2, loss3)가 보여 줍니다), 뒤에 오는 호출도 그 "
                "노드를 지나가는지 따져 보세요.")
 
 
@@ -470,7 +470,7 @@ def exercise_3(answer) -> Verdict:
                            "that run through each.",
                            f"세 역전파가 모두 실행되었지만 retain_graph=True가 {flags}개입니다. "
                            "더 적어도 됩니다. 호출에 retain_graph=True가 필요한 것은 그 호출이 "
-                           "해제할 저장된 텐서를 가진 노드를 나중 호출이 지나갈 때뿐이고, 호출 "
+                           "해제할 저장된 텐서를 가진 노드를 뒤에 오는 호출이 지나갈 때뿐이고, 호출 "
                            "순서는 여러분이 정합니다. 텐서를 저장하는 노드(saved_tensors(loss1, "
                            "loss2, loss3))와 각 노드를 지나가는 손실을 찾아보세요."))
     return correct(say(f"all three ran, with {flags} retain_graph=True, the fewest possible: "
@@ -478,6 +478,6 @@ def exercise_3(answer) -> Verdict:
                        "keep the graph. "
                        "w + 1 saves nothing, so sharing it needs no keeping.",
                        f"세 역전파가 모두 retain_graph=True {flags}개로 실행되었고, 이것이 가능한 "
-                       "최소입니다. 텐서를 저장하는 노드를 나중 호출과 함께 지나가는 호출만 "
+                       "최소입니다. 텐서를 저장하는 노드를 뒤에 오는 호출과 함께 지나가는 호출만 "
                        "그래프를 유지하면 됩니다. w + 1은 아무것도 저장하지 않으므로 함께 "
                        "지나가도 유지할 필요가 없습니다."))

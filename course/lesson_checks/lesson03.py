@@ -75,6 +75,28 @@ def _pair(answer):
     return values
 
 
+def _the_wrong_item(answer):
+    """For a pair with exactly one item that is not two finite numbers: which item, and
+    what it is; None otherwise."""
+    if not isinstance(answer, (list, tuple)) or len(answer) != 2:
+        return None
+    wrong = []
+    for position, name, part in ((say("first", "첫 번째"), "w.grad", answer[0]),
+                                 (say("second", "두 번째"), "g", answer[1])):
+        values = as_float_tensor(part)
+        if part is None:
+            wrong.append((position, name, say("is None", "이 None입니다")))
+        elif values is None:
+            wrong.append((position, name, say(f"is {kind(part)}", f"은 {kind(part)}입니다")))
+        elif values.shape != (2,):
+            shape = tuple(values.shape)
+            wrong.append((position, name, say(f"has shape {shape}", f"은 shape가 {shape}입니다")))
+        elif not torch.isfinite(values).all():
+            wrong.append((position, name, say("holds a value that is not a finite number",
+                                              "에 유한한 수가 아닌 값이 있습니다")))
+    return wrong[0] if len(wrong) == 1 else None
+
+
 def _what_was_given(answer):
     values = as_float_tensor(answer)
     if values is None:
@@ -143,6 +165,13 @@ def exercise_1(answer) -> Verdict:
                               "`answer`에 호출들이 끝난 뒤의 (w.grad, g)를 수 두 개짜리 리스트 두 개로 "
                               "넣고 이 셀을 다시 실행하세요. 예: ([0.0, 0.0], [0.0, 0.0])"))
     values = _pair(answer)
+    wrong_item = _the_wrong_item(answer) if values is None else None
+    if wrong_item:
+        position, name, what = wrong_item
+        return not_yet(say(f"the {position} item {what}; give {name} as two numbers: (w.grad, g) "
+                           "as two lists of two numbers, e.g. ([0.0, 0.0], [0.0, 0.0])",
+                           f"{position} 항목{what}. {name}를 수 두 개로 주세요. (w.grad, g)는 "
+                           "수 두 개짜리 리스트 두 개입니다. 예: ([0.0, 0.0], [0.0, 0.0])"))
     if values is None:
         return not_yet(say("give (w.grad, g) as two lists of two numbers, e.g. "
                            "([0.0, 0.0], [0.0, 0.0]) (w has two elements, so each gradient has "

@@ -165,15 +165,21 @@ def _time_steps(inputs):
     return inputs.shape[1] if inputs.dim() == 3 else inputs.shape[0] if inputs.dim() == 2 else 0
 
 
-def _trained_weights(train, events=None, is_the_answer=False, forwards=None):
+def _trained_weights(train, events=None, is_the_answer=False, forwards=None, blank_steps=None):
     """A fresh LSTM task and SGD optimizer, `train` run on them: the trained weights.
     events: a list to which each optimizer step adds _STEP. is_the_answer: `train` is
     the reader's function (the checker's own functions refuse to run under it).
-    forwards: a list to which each forward pass of the LSTM adds its time steps."""
+    forwards: a list to which each forward pass of the LSTM adds its time steps.
+    blank_steps: a list to which each optimizer step that finds a parameter's .grad
+    None or all zeros adds _STEP."""
     lstm, head, chunks = lstm_task()
     optimizer = torch.optim.SGD(_parameters(lstm, head), lr=LEARNING_RATE)
     if events is not None:
         optimizer.register_step_post_hook(lambda *args: events.append(_STEP))
+    if blank_steps is not None:
+        optimizer.register_step_pre_hook(lambda *args: blank_steps.extend(
+            [_STEP] if any(p.grad is None or not p.grad.any() for p in _parameters(lstm, head))
+            else []))
     if forwards is not None:
         lstm.register_forward_hook(lambda module, inputs, output: forwards.append(
             _time_steps(inputs[0] if inputs else None)))
@@ -277,10 +283,11 @@ def exercise_1(answer) -> Verdict:
                            f"{kind(answer)}가 왔습니다"))
     if getattr(answer, "__module__", None) == __name__:
         return not_yet(_own_function())
-    forwards = []
+    forwards, blank_steps = [], []
     with watch_backward_calls() as events:
         try:
-            trained = _trained_weights(answer, events, is_the_answer=True, forwards=forwards)
+            trained = _trained_weights(answer, events, is_the_answer=True, forwards=forwards,
+                                       blank_steps=blank_steps)
         except Exception as error:  # the reader's code: report it, don't crash the cell
             return not_yet(_hint_for_error(error))
     if not any(event != _STEP for event in events):
@@ -306,6 +313,13 @@ def exercise_1(answer) -> Verdict:
                            f"{sum(forwards)}개에 걸쳐 순전파했습니다. 각 청크의 순전파는 한 번만 "
                            "해야 합니다. 그래프를 다시 만들지 말고, 처음 만든 그래프를 그 "
                            "그래프가 필요한 역전파까지 남겨 두세요"))
+    if blank_steps:
+        return not_yet(say(f"right weights, but {len(blank_steps)} of the optimizer's steps found "
+                           "a parameter's .grad empty or zero: the weights should change by "
+                           "those steps, on the pairs' gradients, not by hand",
+                           f"가중치는 맞지만, 옵티마이저의 스텝 가운데 {len(blank_steps)}번은 "
+                           "어떤 매개변수의 .grad가 비어 있거나 0일 때 진행되었습니다. 가중치는 "
+                           "직접 바꾸지 말고, 각 쌍의 변화도로 진행하는 그 스텝으로 바꾸어야 합니다"))
     steps = sum(event == _STEP for event in events)
     pairs = len(waves_in_chunks()) // CHUNKS_PER_STEP
     if steps != pairs:
@@ -409,7 +423,8 @@ def _reasoning():
         "those saved tensors without keeping them (retain_graph=True, or create_graph=True, "
         "which implies it)? Then they are freed. Did anything change one of them in place "
         "(an optimizer step) after it was saved? Then its version moved on.",
-        "틀린 판정이 있습니다. 각 코드에서 backward와 autograd.grad가 닿는 그래프(G의 그래프, D의 "
+        "세 답 가운데 PyTorch가 실제로 내는 오류와 다른 것이 있습니다. 각 코드에서 backward와 "
+        "autograd.grad가 닿는 그래프(G의 그래프, D의 "
         "그래프, 인코더의 그래프)를 호출마다 따라가며 두 가지를 물어보세요. 앞선 backward나 "
         "autograd.grad가 retain_graph=True 없이(create_graph=True도 이를 함께 뜻합니다) 그 저장된 "
         "텐서를 이미 지나갔나요? 그렇다면 그 텐서는 해제되었습니다. 텐서가 저장된 뒤에 무언가, "
@@ -457,7 +472,7 @@ def exercise_2(answer) -> Verdict:
     if any(names[number] != right[number] for number in _SEQUENCES):
         return not_yet(_reasoning())
     return correct(say("all three, as PyTorch raises them: ",
-                       "세 판정 모두 PyTorch가 실제로 내는 오류와 같습니다. ") + "; ".join(
+                       "세 답 모두 PyTorch가 실제로 내는 오류와 같습니다. ") + "; ".join(
         f"{number}: {right[number]}{_why(number, right[number])}" for number in _SEQUENCES) + ".")
 
 
