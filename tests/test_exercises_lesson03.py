@@ -51,8 +51,8 @@ def test_exercise_1_right_answer_is_what_running_the_calls_leaves():
 @pytest.mark.parametrize("answer, hints", [
     # w.grad's mistakes (g right)
     (([6.0, -3.0], [2.0, -4.0]), ["w.grad: call 1's gradient is in your answer"]),
-    (([3.0, 3.0], [2.0, -4.0]), ["w.grad: that is call 2's gradient alone"]),
-    (([1.0, -2.0], [2.0, -4.0]), ["w.grad: that is call 3's gradient alone"]),
+    (([3.0, 3.0], [2.0, -4.0]), ["w.grad: that is the gradient of call 2, "]),
+    (([1.0, -2.0], [2.0, -4.0]), ["w.grad: that is the gradient of call 3, "]),
     (([2.0, 0.5], [2.0, -4.0]), ["w.grad: that is the average"]),
     (([5.0, -1.0], [2.0, -4.0]), ["w.grad: call 3 takes a mean"]),
     (([0.0, 0.0], [2.0, -4.0]), ["w.grad: work out each call's gradient"]),

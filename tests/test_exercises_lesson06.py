@@ -582,7 +582,8 @@ def test_exercise_2_malformed_answers_in_korean(korean, answer):
 def test_exercise_2_right_in_korean(korean):
     verdict = lesson06.exercise_2(RIGHT_2)
     assert is_correct(verdict) and HANGUL.search(verdict.message)
-    assert all(f"{n}: {RIGHT_2[n]}" in verdict.message for n in RIGHT_2)
+    korean = {FREED_BUFFER: "해제된 버퍼 오류", VERSION_COUNTER: "버전 오류", NO_ERROR: "오류 없음"}
+    assert all(f"{n}: {korean[RIGHT_2[n]]}" in verdict.message for n in RIGHT_2)
 
 
 # Korean names of the errors ------------------------------------------------------------

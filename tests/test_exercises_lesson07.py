@@ -127,10 +127,10 @@ def test_exercise_1_a_fix_without_the_prediction_is_unanswered(failing_step, car
 
 @pytest.mark.parametrize("failing_step, carrier, words", [
     (0, "anchor", ["trace step 0 by hand"]),
-    (2, "anchor", ["for step 2 to be the first", "every step before it", "from step 1"]),
-    (3, "features", ["for step 3 to be the first", "every step before it", "from step 1"]),
+    (2, "anchor", ["for step 2 to be the first", "every step before it", "from step 0"]),
+    (3, "features", ["for step 3 to be the first", "every step before it", "from step 0"]),
     (7, "anchor", ["for step 7 to be the first to fail, every step before it must run through",
-                   "trace them by hand, in order from step 1"]),
+                   "trace the steps in order from step 0", "has an earlier backward freed"]),
     (True, "anchor", ["failing_step is a step number", "bool"]),  # True == 1 in Python
     (1.0, "anchor", ["failing_step is a step number", "float"]),
     ("1", "anchor", ["failing_step is a step number", "got '1'"]),
@@ -619,13 +619,14 @@ def test_exercise_2_a_fix_without_the_prediction_is_unanswered(error_step, faili
 
 
 @pytest.mark.parametrize("error_step, failing_op, words", [
-    (1, OP, ["for step 1 to be the first", "trace step 0 by hand"]),
-    (2, "tanh", ["for step 2 to be the first", "trace step 0 by hand"]),
-    (0, "tanh", ["the nodes made last first", "saved a row before"]),
+    (1, OP, ["for step 1 to be the first", "trace the steps in order from step 0"]),
+    (2, "tanh", ["for step 2 to be the first", "every step before it"]),
+    (0, "tanh", ["the nodes made last first", "which does backward reach first"]),
     (0, " Tanh ", ["the nodes made last first"]),
-    (0, "division", ["the division is the write", "saved the tensor the division overwrote"]),
+    (0, "division", ["the division is the write", "Which operations save a tensor"]),
     (0, "division (the write)", ["the division is the write"]),
-    (0, "head", ["after unit_rows has written every row", "nothing it saved changes"]),
+    (0, "head", ["after unit_rows has written every row", "nothing it saved changes",
+                 "Which operations save a tensor"]),
     # lazy answers: a node's name (what explain() prints), a non-choice, two choices
     (0, NODE, ["chosen by reading the loop", "got 'LinalgVectorNormBackward0'",
                "run it afterwards"]),
@@ -681,7 +682,7 @@ def test_exercise_2_the_right_choice_is_the_op_whose_node_fails_first():
 
 def test_exercise_2_the_prediction_is_checked_before_the_fix():
     verdict = exercise_2(None, 1, OP)
-    assert is_not_yet(verdict, "trace step 0"), verdict
+    assert is_not_yet(verdict, "in order from step 0"), verdict
     verdict = exercise_2(None, 0, OP)
     assert verdict.correct is None and "train_on_directions" in verdict.message, verdict
 

@@ -205,9 +205,8 @@ def _graph_of_the_lesson_s_losses():
 
 
 def test_same_name_nodes_are_numbered_depth_first_from_loss1_then_loss2():
-    """§3: "Same-name nodes are numbered in the order a walk back from loss1, then loss2,
-    meets them, each branch to its end before the next: ReluBackward0 #1 is the trunk's last
-    ReLU." Not by height: the first TBackward0 is the first Linear's, far from loss1, and
+    """§3: "Same-name nodes are numbered in the order a depth-first walk back from loss1, then
+    loss2, first meets them: ReluBackward0 #1 is the trunk's last ReLU." Not by height: the first TBackward0 is the first Linear's, far from loss1, and
     head 1's own comes third, after the walk has finished the trunk."""
     _, loss1, loss2, nodes = _graph_of_the_lesson_s_losses()
     by_index = {node.index: node for node in nodes.values()}

@@ -94,7 +94,7 @@ def _use_korean_font() -> None:
                 f"matplotlib이 한글 글꼴({fonts})을 찾지 못해 그림 속 한글이 빈 네모로 "
                 "나옵니다. 글꼴을 설치하세요. Debian이나 Ubuntu에서는 `sudo apt-get install "
                 "fonts-noto-cjk`, Colab에서는 셀에서 `!apt-get install fonts-noto-cjk`를 "
-                "실행한 뒤 세션을 다시 시작하고 설정 셀을 다시 실행하세요. macOS에서는 "
+                "실행한 뒤 세션을 다시 시작하고 준비 셀을 다시 실행하세요. macOS에서는 "
                 "`brew install font-noto-sans-cjk-kr`로 설치합니다."), UserWarning, stacklevel=3)
         return
     if _fonts_before is None:

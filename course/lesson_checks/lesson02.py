@@ -131,8 +131,8 @@ def _hint_1() -> str:
                "여러분이 아직 가지고 있는 잎 텐서 `a`여도(2절), `b * 2`의 2 같은 평범한 수여도 "
                "마찬가지입니다. MulBackward0은 이 2를 텐서로 저장합니다(1절). 변화도에 아무 값도 "
                "필요 없는 노드는 아무것도 저장하지 않습니다. 4절의 a.sum()과 a + 1이 그렇습니다. "
-               "다시 판단해서 이 확인 셀을 다시 실행하세요. 이유는 그다음에 saved_tensors(식)으로 "
-               "볼 수 있습니다.")
+               "다시 판단해서 이 확인 셀을 다시 실행하세요. 그다음에 saved_tensors(식)으로 이유를 "
+               "확인할 수 있습니다.")
 
 
 def exercise_1(answer) -> Verdict:
@@ -207,9 +207,9 @@ def _hint_2() -> str:
                "one's nodes too.",
                "아직 살아 있는 텐서의 집합이 아닙니다. 저장된 텐서는 무언가가 참조하는 동안 살아 "
                "있습니다. 여러분이 가진 이름이나, retain_graph 없는 역전파가 아직 지나가지 않은 "
-               "노드가 그렇습니다. 네 호출이 저마다 지나가는 노드를 모두 따라가 보세요. 그 출력의 "
-               "줄에 있는 노드만이 아닙니다. 다른 출력으로 계산한 출력은 그 다른 출력의 노드들도 "
-               "지나갑니다.")
+               "노드가 그렇습니다. 네 호출마다, 그 호출이 지나가는 노드를 모두 따라가 보세요. 그 "
+               "출력을 만든 줄의 노드만 보면 안 됩니다. 다른 출력으로 계산한 출력이라면, 역전파는 "
+               "그 다른 출력의 노드도 지나갑니다.")
 
 
 def _alive_after_calls() -> set:
@@ -373,9 +373,9 @@ def _freed_hint() -> str:
                "(saved_tensors(loss1, loss2, loss3) lists them), and whether a later call runs "
                "through one of them too.",
                "앞선 호출이 저장된 텐서를 해제한 노드를 이후의 역전파가 다시 지나갔습니다. "
-               "호출마다, 그 호출이 지나가는 노드 가운데 어느 것이 텐서를 "
-               "저장하는지(saved_tensors(loss1, loss2, loss3)가 보여 줍니다), 뒤에 오는 호출도 그 "
-               "노드를 지나가는지 따져 보세요.")
+               "각 호출에 앞서, 그 호출이 지나가는 노드 가운데 텐서를 저장하는 노드가 무엇인지, "
+               "그리고 뒤에 오는 호출도 그 노드를 지나가는지 따져 보세요. 텐서를 저장하는 노드는 "
+               "saved_tensors(loss1, loss2, loss3)가 보여 줍니다.")
 
 
 def exercise_3(answer) -> Verdict:
@@ -444,7 +444,7 @@ def exercise_3(answer) -> Verdict:
                            "another for the gradients: use retain_graph=True where keeping is "
                            "needed.",
                            "create_graph=True를 썼습니다. 이 인자도 그래프를 유지하지만, 변화도를 "
-                           "위한 그래프를 하나 더 만듭니다. 유지가 필요한 곳에는 "
+                           "계산하는 그래프도 하나 더 만듭니다. 유지가 필요한 곳에는 "
                            "retain_graph=True를 쓰세요."))
     if calls[0]["before"] is not None:
         return not_yet(say("w.grad already held something when the first backward ran: leave "
@@ -477,7 +477,7 @@ def exercise_3(answer) -> Verdict:
                        "only a call that shares a tensor-saving node with a later call needs to "
                        "keep the graph. "
                        "w + 1 saves nothing, so sharing it needs no keeping.",
-                       f"세 역전파가 모두 retain_graph=True {flags}개로 실행되었고, 이것이 가능한 "
-                       "최소입니다. 텐서를 저장하는 노드를 뒤에 오는 호출과 함께 지나가는 호출만 "
-                       "그래프를 유지하면 됩니다. w + 1은 아무것도 저장하지 않으므로 함께 "
+                       f"retain_graph=True를 {flags}번만 써서 세 역전파가 모두 실행되었고, 이것이 "
+                       "가능한 최소입니다. 그래프를 유지해야 하는 호출은 텐서를 저장하는 노드를 뒤에 "
+                       "오는 호출과 함께 지나가는 호출뿐입니다. w + 1은 아무것도 저장하지 않으므로 함께 "
                        "지나가도 유지할 필요가 없습니다."))

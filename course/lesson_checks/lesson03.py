@@ -117,7 +117,7 @@ def _w_grad_hint(value, own):
                    "가지고 있던 것을 어떻게 했을까요?")
     for k, alone in enumerate(own, start=1):
         if close(value, alone):
-            return say(f"w.grad: that is call {k}'s gradient alone ({CALLS[k - 1]}); which "
+            return say(f"w.grad: that is the gradient of call {k}, {CALLS[k - 1]}, alone; which "
                        "calls since w.grad = None have added into .grad?",
                        f"w.grad에는 호출 {k}, 즉 {CALLS[k - 1]}의 변화도만 들어 있습니다. w.grad = None "
                        "이후 어느 호출들이 .grad에 더했을까요?")
@@ -497,7 +497,7 @@ def exercise_3(answer) -> Verdict:
                                f"{N_SAMPLES_3} samples; model(...) was called {len(sizes)} "
                                f"time(s){on_sizes}{unseen}",
                                f"n_micro={n_micro}일 때는 샘플 {N_SAMPLES_3}개를 나누어 담은 "
-                               f"마이크로 배치마다 순전파, 즉 model(...) 호출이 모두 {n_micro}번 "
+                               f"마이크로 배치들에 대해 순전파, 즉 model(...) 호출이 모두 {n_micro}번 "
                                f"있어야 합니다. 실제 model(...) 호출은 {len(sizes)}번이었습니다"
                                f"{on_sizes}{unseen}"))
         if backwards != n_micro or len(reached["weight"]) != n_micro:
@@ -506,8 +506,8 @@ def exercise_3(answer) -> Verdict:
                                "backward passes counted (backward() or torch.autograd.grad): "
                                f"{backwards}, of which {len(reached['weight'])} reached "
                                "model.weight",
-                               f"n_micro={n_micro}일 때, 마이크로 배치마다 한 번씩, 모두 "
-                               f"{n_micro}번의 backward()가 있고 각각 model.weight까지 닿아야 "
+                               f"n_micro={n_micro}일 때, backward()가 마이크로 배치마다 한 번씩 모두 "
+                               f"{n_micro}번 호출되고, 각 호출이 model.weight까지 닿아야 "
                                "합니다. 센 결과: 역전파(backward() 또는 torch.autograd.grad) "
                                f"{backwards}번, 그중 model.weight에 "
                                f"닿은 것 {len(reached['weight'])}번"))
@@ -565,7 +565,7 @@ def exercise_3(answer) -> Verdict:
                                "before the micro-batches rather than correcting it afterwards",
                                f"n_micro={n_micro}일 때, 함수가 마지막 backward() 호출 뒤에 "
                                ".grad를 (스케일하는 것 말고) 바꾸었습니다. 나중에 고치지 "
-                               "말고 마이크로 배치들에 앞서 .grad를 비우세요"))
+                               "말고 마이크로 배치를 처리하기 전에 .grad를 비우세요"))
         expected = _full_batch_grads(X, y)
         if _all_close(grads, expected):
             continue

@@ -148,7 +148,7 @@ def exercise_1(answer) -> Verdict:
         return not_yet(say("the list is empty: go through the nodes from the loss back and list, "
                            "once each, the storages their backward needs",
                            "리스트가 비어 있습니다. 손실에서부터 노드를 하나씩 거슬러 가며, "
-                           "역전파에 필요한 스토리지를 하나에 한 번씩 나열하세요"))
+                           "각 노드의 역전파에 필요한 스토리지를 겹치지 않게 한 번씩 나열하세요"))
     right = _exercise_1_storages()
     if given == right:
         bytes_ = _exercise_1_measured()
@@ -336,7 +336,7 @@ def exercise_2(answer) -> Verdict:
                        "않습니다. C: 마지막 `loss`에 retain_graph=True로 backward()를 "
                        "호출했습니다. E: `total`이 모든 배치의 그래프에 닿아 있습니다. "
                        "F: 마지막 `loss`가 detach하지 않은 그래프를 아직 가리킵니다. "
-                       "B: `losses`가 텐서를 쥐고 있어도 backward()가 저장된 텐서를 해제했습니다. "
+                       "B: `losses`가 텐서를 붙잡고 있어도 backward()가 저장된 텐서를 해제했습니다. "
                        "D: no_grad()는 그래프를 하나도 만들지 않았습니다."))
 
 
@@ -532,7 +532,7 @@ def exercise_3(answer) -> Verdict:
                            f"평균 손실 {expected_average:.4f}, 예측값 "
                            f"{len(expected_predictions)}개. 다음 배치가 실행될 때 살아 있던 이전 "
                            "배치의 그래프는 많아야 하나였고, 함수가 끝난 뒤에는 하나도 "
-                           "없습니다(torch.no_grad() 아래에서라면 처음부터 하나도 없었을 "
+                           "없습니다(torch.no_grad() 안에서라면 처음부터 하나도 없었을 "
                            "것입니다)."))
     return correct(say(f"average loss {expected_average:.4f} and the {len(expected_predictions)} "
                        "predictions, with no earlier batch's activations alive while the next one "

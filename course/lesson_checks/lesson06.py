@@ -217,7 +217,7 @@ def _hint_for_error(error):
                    "freed. Which chunks should each backward reach? If it should not reach "
                    "them, what carries it there? If it should, what must the earlier backward "
                    "do, or must there be two backward calls at all?",
-                   "어떤 역전파가, 앞선 역전파가 이미 해제한 저장된 텐서를 다시 지나가려 "
+                   "앞선 역전파가 이미 해제한 저장된 텐서를 어떤 역전파가 다시 지나가려 "
                    "했습니다. 각 역전파는 어느 청크까지 닿아야 할까요? 닿지 말아야 한다면 무엇이 "
                    "역전파를 그곳까지 이어 주고 있나요? 닿아야 한다면 앞선 역전파는 무엇을 해야 "
                    "할까요? 아니면 역전파가 꼭 두 번이어야 할까요?")
@@ -226,7 +226,7 @@ def _hint_for_error(error):
                    "place since that chunk's forward pass: which backward calls must come "
                    "before a step, and which graphs may a backward after it reach?",
                    "어떤 역전파가 한 청크까지 닿았는데, 그 청크의 순전파가 끝난 뒤 옵티마이저가 "
-                   "가중치를 제자리에서 바꾸어 놓았습니다. 어떤 역전파가 스텝보다 먼저 와야 하고, "
+                   "가중치를 제자리 연산으로 바꾸어 놓았습니다. 어떤 역전파가 스텝보다 먼저 와야 하고, "
                    "스텝 다음의 역전파는 어느 그래프까지 닿아도 될까요?")
     if isinstance(error, AttributeError) and "tuple" in str(error):
         return say("the LSTM's state is a tuple (h, c), and a tuple has no tensor methods",
@@ -301,8 +301,8 @@ def exercise_1(answer) -> Verdict:
                            "and no backward goes back through it before the step: what does it "
                            "keep, and for whom?",
                            "가중치는 맞지만, 그래프를 유지하는 역전파(retain_graph=True)가 있는데 "
-                           "스텝 전에 그 그래프를 다시 지나가는 역전파가 없습니다. 무엇을 누구를 "
-                           "위해 붙잡아 두는 걸까요?"))
+                           "스텝 전에 그 그래프를 다시 지나가는 역전파가 없습니다. 누구를 위해 "
+                           "무엇을 붙잡아 두는 걸까요?"))
     time_steps = sum(_time_steps(inputs) for inputs, _ in waves_in_chunks())
     if sum(forwards) > time_steps:
         return not_yet(say(f"right weights, but the LSTM ran forward over {sum(forwards)} time "
@@ -427,8 +427,8 @@ def _reasoning():
         "autograd.grad가 닿는 그래프(G의 그래프, D의 "
         "그래프, 인코더의 그래프)를 호출마다 따라가며 두 가지를 물어보세요. 앞선 backward나 "
         "autograd.grad가 retain_graph=True 없이(create_graph=True도 이를 함께 뜻합니다) 그 저장된 "
-        "텐서를 이미 지나갔나요? 그렇다면 그 텐서는 해제되었습니다. 텐서가 저장된 뒤에 무언가, "
-        "예를 들어 옵티마이저의 스텝이 그중 하나를 제자리에서 바꾸었나요? 그렇다면 그 버전이 "
+        "텐서를 이미 지나갔나요? 그렇다면 그 텐서는 해제되었습니다. 텐서가 저장된 뒤에 옵티마이저의 "
+        "스텝 같은 무언가가 그중 하나를 제자리 연산으로 바꾸었나요? 그렇다면 그 버전이 "
         "달라졌습니다.")
 
 
@@ -438,7 +438,8 @@ def _why(number, error):
     why = {
         (1, errors.VERSION_COUNTER): say(
             "g_opt.step() changed in place a weight that G's retained graph saved",
-            "g_opt.step()이 유지된 G의 그래프가 저장해 둔 가중치를 제자리에서 바꾸었습니다"),
+            "g_opt.step()이 가중치를 제자리 연산으로 바꾸었는데, 유지된 G의 그래프가 그 가중치를 "
+            "저장해 두었습니다"),
         (2, errors.NO_ERROR): say(
             "critic_opt.step() changed only the critic, which actor_loss's backward never reaches",
             "critic_opt.step()은 비평자만 바꾸었고, actor_loss의 역전파는 비평자에 닿지 않습니다"),
@@ -449,6 +450,14 @@ def _why(number, error):
             "그 노드들을 다시 지나갑니다"),
     }.get((number, error))
     return f" ({why})" if why else ""
+
+
+def _label(error):
+    """The name of `error` in the current language: the Korean one is among those
+    errors.error_name accepts."""
+    return {errors.FREED_BUFFER: say(errors.FREED_BUFFER, "해제된 버퍼 오류"),
+            errors.VERSION_COUNTER: say(errors.VERSION_COUNTER, "버전 오류"),
+            errors.NO_ERROR: say(errors.NO_ERROR, "오류 없음")}[error]
 
 
 def _named(numbers):
@@ -473,7 +482,8 @@ def exercise_2(answer) -> Verdict:
         return not_yet(_reasoning())
     return correct(say("all three, as PyTorch raises them: ",
                        "세 답 모두 PyTorch가 실제로 내는 오류와 같습니다. ") + "; ".join(
-        f"{number}: {right[number]}{_why(number, right[number])}" for number in _SEQUENCES) + ".")
+        f"{number}: {_label(right[number])}{_why(number, right[number])}"
+        for number in _SEQUENCES) + ".")
 
 
 __all__ = ["exercise_1", "exercise_2", "lstm_task", "waves_in_chunks"]

@@ -206,8 +206,8 @@ def _check(answer, make_net, x, y, *, name, reference, wrong_fixes,
             return not_yet(say("it runs, but some weights never change: no gradient reaches "
                                "them (a detach or no_grad on the way?), and the intended fix "
                                "trains every parameter",
-                               "실행은 되지만, 전혀 바뀌지 않는 가중치가 있습니다. 변화도가 "
-                               "닿지 않습니다(도중에 detach나 no_grad가 있나요?). 의도한 "
+                               "실행은 되지만, 전혀 바뀌지 않는 가중치가 있습니다. 그 가중치에는 "
+                               "변화도가 닿지 않습니다(도중에 detach나 no_grad가 있나요?). 의도한 "
                                "해결책은 모든 매개변수를 학습시킵니다"))
         for wrong_fix, hint in wrong_fixes.items():
             if _same(trained, _train(wrong_fix, make_net, x, y)[1]):
@@ -273,8 +273,8 @@ def _not_the_carrier(name):
     if name == "features":
         return say("features is made afresh, by encoder(x), in every step: its graph is that "
                    "step's own",
-                   "features는 매 스텝 encoder(x)로 새로 만들어집니다. 그 그래프는 그 스텝 "
-                   "자신의 것입니다")
+                   "features는 매 스텝 encoder(x)로 새로 만들어지므로, 그 그래프는 그 스텝에만 "
+                   "속합니다")
     if name == "loss":
         return say("loss is made afresh in every step, and its backward runs in that same step",
                    "loss는 매 스텝 새로 만들어지고, 그 역전파도 같은 스텝 안에서 실행됩니다")
@@ -328,11 +328,11 @@ def _prediction_hint(failing_step, carrier):
     if failing_step != 1:
         return not_yet(say(
             f"for step {failing_step} to be the first to fail, every step before it must run "
-            "through: trace them by hand, in order from step 1. What does step 1's loss lead "
-            "back to, and what had step 0's backward freed?",
+            "through: trace the steps in order from step 0. At each backward, what does the "
+            "loss lead back to, and has an earlier backward freed what that graph saved?",
             f"스텝 {failing_step}에서 처음 실패하려면 그 앞의 스텝은 모두 무사히 지나가야 합니다. "
-            "스텝 1부터 차례로 손으로 따라가 보세요. 스텝 1의 손실은 어디까지 거슬러 올라가고, "
-            "스텝 0의 역전파는 무엇을 해제했나요?"))
+            "스텝 0부터 차례로 따라가 보세요. 역전파할 때마다 손실은 어디까지 거슬러 올라가고, "
+            "그 그래프가 저장한 텐서를 앞선 역전파가 이미 해제했나요?"))
     name = carrier.strip()
     if name == "anchor":
         return None
@@ -438,35 +438,39 @@ def _reason_hint(error_step, failing_op):
                            f"{kind(failing_op)}입니다"))
     if error_step != 0:
         return not_yet(say(
-            f"for step {error_step} to be the first to fail, step 0 must run through: trace "
-            "step 0 by hand. What does autograd save in its forward pass, and what happens "
-            "to each of those tensors before its backward?",
-            f"스텝 {error_step}에서 처음 실패하려면 스텝 0은 무사히 지나가야 합니다. 스텝 0을 "
-            "손으로 따라가 보세요. 그 순전파에서 autograd는 무엇을 저장하고, 역전파 전에 그 "
-            "텐서들에 무슨 일이 일어나나요?"))
+            f"for step {error_step} to be the first to fail, every step before it must run "
+            "through: trace the steps in order from step 0. What does autograd save in each "
+            "forward pass, and what happens to each of those tensors before that step's backward?",
+            f"스텝 {error_step}에서 처음 실패하려면 그 앞의 스텝은 모두 무사히 지나가야 합니다. "
+            "스텝 0부터 차례로 따라가 보세요. 순전파 단계마다 autograd는 무엇을 저장하고, 그 "
+            "스텝의 역전파 전에 그 텐서들에 무슨 일이 일어나나요?"))
     op = _op(failing_op)
     if op == "norm":
         return None
     if op == "tanh":
         return not_yet(say(
             "tanh's node saved its output, and the writes change that too, but backward runs "
-            "the nodes made last first: which node, made after tanh's, saved a row before the "
-            "division wrote into it?",
-            "tanh의 노드가 저장한 출력도 나눗셈이 행에 덮어쓰면서 바뀌지만, 역전파는 나중에 "
-            "만들어진 노드부터 실행합니다. tanh의 노드보다 나중에 만들어진 노드 중 무엇이, 나눗셈이 행에 쓰기 "
-            "전에 그 행을 저장했나요?"))
+            "the nodes made last first: of the nodes whose saved tensors the writes change, "
+            "which does backward reach first?",
+            "tanh의 노드가 저장한 출력도 행에 쓰는 연산으로 바뀌지만, 역전파는 나중에 "
+            "만들어진 노드부터 실행합니다. 저장한 텐서가 이 쓰기로 바뀌는 노드 가운데 역전파가 "
+            "가장 먼저 만나는 노드는 무엇인가요?"))
     if op == "division":
         return not_yet(say(
-            "the division is the write: it changes the row, and the node that fails is one "
-            "that saved the row before. Which node saved the tensor the division overwrote?",
-            "나눗셈은 행에 쓰는 연산입니다. 행을 바꾸는 쪽이고, 실패하는 노드는 그 전에 행을 "
-            "저장한 노드입니다. 나눗셈이 덮어쓴 텐서를 저장한 노드는 무엇인가요?"))
+            "the division is the write: it changes the rows, and the node that fails is one "
+            "whose saved tensor a write changed afterwards. Which operations save a tensor, "
+            "and which of those tensors does the loop in `unit_rows` change after they are saved?",
+            "나눗셈은 행에 쓰는 연산, 즉 행을 바꾸는 쪽입니다. 실패하는 노드는 저장한 텐서가 "
+            "나중에 이런 쓰기로 바뀐 노드입니다. 어떤 연산이 텐서를 저장하고, `unit_rows`의 "
+            "루프는 그중 어떤 텐서를 저장된 뒤에 바꾸나요?"))
     if op == "head":
         return not_yet(say(
             "the head runs after unit_rows has written every row: nothing it saved changes "
-            "afterwards. Which node saved a tensor that the division then overwrote?",
+            "afterwards. Which operations save a tensor, and which of those tensors does the "
+            "loop in `unit_rows` change after they are saved?",
             "헤드는 unit_rows가 모든 행에 쓴 뒤에 실행됩니다. 헤드가 저장한 텐서는 그 뒤로 "
-            "바뀌지 않습니다. 나눗셈이 나중에 덮어쓴 텐서를 저장한 노드는 무엇인가요?"))
+            "바뀌지 않습니다. 어떤 연산이 텐서를 저장하고, `unit_rows`의 루프는 그중 어떤 "
+            "텐서를 저장된 뒤에 바꾸나요?"))
     if "backward" in failing_op.lower() or "copyslices" in failing_op.lower():
         return not_yet(say(
             f"failing_op is one of {choices}, chosen by reading the loop; got "
@@ -493,8 +497,8 @@ def exercise_2(answer, make_net=None, x=None, y=None, error_step=None,
     in_place = say("a backward still needs a tensor that was changed in place after "
                    "autograd saved it: which tensors did autograd save from the features, "
                    "and does your helper still write into one of them?",
-                   "어떤 역전파가, autograd가 저장한 뒤 제자리에서 바뀐 텐서를 여전히 "
-                   "필요로 합니다. autograd가 특징에서 저장한 텐서는 무엇이고, 여러분의 도우미 "
+                   "autograd가 저장한 뒤 제자리에서 바뀐 텐서를 아직 필요로 하는 역전파가 "
+                   "있습니다. autograd가 특징에서 저장한 텐서는 무엇이고, 여러분의 도우미 "
                    "함수가 아직 그중 하나에 쓰고 있지 않나요?")
     hidden = say("the first loss is right, but training then differs: part of the "
                  "normalisation is hidden from autograd (a .detach(), .data or "
