@@ -84,6 +84,15 @@ def test_exercise_1_hints_in_both_languages(language):
     assert ("이름을 붙였습니다" in message) == (language == "ko")
 
 
+def test_exercise_1_korean_hint_says_the_answer_is_one_call_alone():
+    set_language("ko")
+    try:
+        message = exercise_1(([3.0, 3.0], [2.0, -4.0])).message
+    finally:
+        set_language("en")
+    assert "w.grad: 답한 값은 호출 2, 즉 (3 * w).sum()의 변화도 하나뿐입니다." in message
+
+
 @pytest.mark.parametrize("language, joined", [
     ("en", "what .grad held? g: g = w.grad gave a name"),
     ("ko", "어떻게 했을까요? g: g = w.grad는"),
@@ -425,6 +434,17 @@ def accumulate_with_functional_linear(model, X, y, n_micro):
         (F.mse_loss(prediction, y_micro) * share_of(X_micro, X)).backward()
 
 
+def accumulate_gradient_by_hand_then_tiny_backwards(model, X, y, n_micro):
+    # the full batch's gradient written into .grad first, then one backward per
+    # micro-batch whose loss is scaled so small that it barely changes .grad
+    with torch.no_grad():
+        error = 2 * (X @ model.weight.T + model.bias - y) / len(X)
+        model.weight.grad = error.T @ X
+        model.bias.grad = error.sum(0)
+    for X_micro, y_micro in zip(X.chunk(n_micro), y.chunk(n_micro)):
+        (F.mse_loss(model(X_micro), y_micro) * share_of(X_micro, X) * 1e-9).backward()
+
+
 def accumulate_crashes(model, X, y, n_micro):
     raise ValueError("not written yet")
 
@@ -451,6 +471,7 @@ def test_exercise_3_correct(answer):
     (accumulate_fake_backwards, "of which 0 reached model.weight"),
     (accumulate_backwards_of_nothing_then_gradient_by_hand, "not what your backward() calls"),
     (accumulate_then_zero_the_gradient, "not what your backward() calls"),
+    (accumulate_gradient_by_hand_then_tiny_backwards, "not what your backward() calls"),
     (accumulate_fixed_four, "with n_micro=3"),
     (accumulate_forgets_backward, "torch.autograd.grad): 0, of which 0 reached"),
     (accumulate_crashes, "raised ValueError: not written yet"),

@@ -119,8 +119,8 @@ def _w_grad_hint(value, own):
         if close(value, alone):
             return say(f"w.grad: that is the gradient of call {k}, {CALLS[k - 1]}, alone; which "
                        "calls since w.grad = None have added into .grad?",
-                       f"w.grad에는 호출 {k}, 즉 {CALLS[k - 1]}의 변화도만 들어 있습니다. w.grad = None "
-                       "이후 어느 호출들이 .grad에 더했을까요?")
+                       f"w.grad: 답한 값은 호출 {k}, 즉 {CALLS[k - 1]}의 변화도 하나뿐입니다. "
+                       "w.grad = None 이후 어느 호출들이 .grad에 더했을까요?")
     if close(value, (own[1] + own[2]) / 2):
         return say("w.grad: that is the average of calls 2 and 3; does backward() average "
                    "with what .grad holds?",
@@ -303,7 +303,8 @@ def _run_reader_function(function, X, y, n_micro):
     model's inputs, the gradient each backward call brought to the weight and to the bias,
     how many times backward added into the weight's .grad, whether an earlier
     micro-batch's graph still held saved tensors when a forward pass began (every graph
-    alive at once: no memory saved), and .grad as the last backward call left it."""
+    alive at once: no memory saved), .grad as the last backward call left it, and whether
+    a gradient was written into .grad before a backward call added to it."""
     model = _fresh_linear()
     with torch.enable_grad():  # gradients left over from an earlier step
         F.mse_loss(model(3 * X[:5]), y[:5]).backward()
@@ -329,12 +330,34 @@ def _run_reader_function(function, X, y, n_micro):
     for name, parameter in (("weight", model.weight), ("bias", model.bias)):
         parameter.register_post_accumulate_grad_hook(
             lambda p, name=name: left.__setitem__(name, p.grad.detach().clone()))
+    # .grad just before each backward call adds into it (a tensor hook on a leaf runs
+    # before the adding): None, zeros or the stale gradient before the first, and
+    # what the previous call left (up to a factor) before a later one, unless written in
+    written = []
+
+    def check_before(name, parameter, stale_grad):
+        def hook(grad):
+            held = parameter.grad
+            if held is None or close(held, torch.zeros_like(held)):
+                return
+            previous = left.get(name)
+            if previous is None:
+                written.append(not close(held, stale_grad))
+            else:
+                a, b = held.detach().double().flatten(), previous.double().flatten()
+                written.append(b.norm() == 0 or not close(a, (a @ b) / (b @ b) * b))
+        parameter.register_hook(hook)
+
+    for (name, parameter), stale_grad in zip((("weight", model.weight), ("bias", model.bias)),
+                                             stale):
+        check_before(name, parameter, stale_grad)
     with seeded(0), torch.enable_grad(), watch_backward_calls() as calls, \
             torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.tensor):
         function(model, X, y, n_micro)
     sizes = [len(x) if isinstance(x, torch.Tensor) and x.dim() > 0 else 0 for x in inputs]
     reached = {"weight": weight_grads, "bias": bias_grads}
-    return model, stale, inputs, sizes, len(calls), reached, len(added), any(overlaps), left
+    return (model, stale, inputs, sizes, len(calls), reached, len(added), any(overlaps), left,
+            any(written))
 
 
 def _rows_of(X, inputs):
@@ -477,8 +500,8 @@ def exercise_3(answer) -> Verdict:
     X, y = _regression_data(N_SAMPLES_3, seed=5)
     for n_micro in N_MICRO_TRIED:
         try:
-            model, stale, inputs, sizes, backwards, reached, added, overlapping, left = \
-                _run_reader_function(answer, X, y, n_micro)
+            model, stale, inputs, sizes, backwards, reached, added, overlapping, left, \
+                written = _run_reader_function(answer, X, y, n_micro)
         except Exception as error:  # the reader's code: report, do not crash
             return not_yet(say(f"{raised(error)} (called with n_micro={n_micro} on "
                                f"{N_SAMPLES_3} samples)",
@@ -552,7 +575,7 @@ def exercise_3(answer) -> Verdict:
                                "afterwards",
                                f"n_micro={n_micro}일 때, 함수가 끝난 뒤 어떤 매개변수의 .grad가 "
                                "None입니다"))
-        if not _came_from_backward(model.weight.grad, stale[0], reached["weight"]):
+        if written or not _came_from_backward(model.weight.grad, stale[0], reached["weight"]):
             return not_yet(say(f"with n_micro={n_micro}, model.weight's .grad is not what your "
                                "backward() calls computed: let them fill .grad, do not write a "
                                "gradient in by hand",

@@ -56,6 +56,11 @@ class _ActivationWatch:
     def alive(self) -> int:
         return sum(ref() is not None for ref in self.refs)
 
+    def __deepcopy__(self, memo):
+        # copy.deepcopy(model) copies the hooks, and with them a bound method's object:
+        # the copy's activations must be recorded here too, not in a copy of the watch
+        return self
+
 
 # Exercise 1: which storages does retained_bytes(loss) count, for a GELU and Tanh MLP?
 # The answer is a list of shapes, not a number of bytes: a number could be pasted from
