@@ -71,7 +71,9 @@ def without(shapes, shape):
     (without(RIGHT_SHAPES, GELU_OUT), ["storage is missing", "input or its output"]),  # GELU as ReLU
     (without(RIGHT_SHAPES, (25, 10)), ["missing", "first Linear"]),                   # x forgotten
     (without(RIGHT_SHAPES, (25, 3)), ["missing", "pow(2)"]),                          # out forgotten
-    (RIGHT_SHAPES + [TANH_OUT], ["more entries than storages", "listed once"]),       # Tanh twice
+    (RIGHT_SHAPES + [TANH_OUT],                                                       # Tanh twice,
+     ["more entries than storages", "listed once", "input or its output"]),           # or its input too
+    (RIGHT_SHAPES + [(25, 10)], ["more entries than storages", "listed once"]),       # x twice
     (SWAPPED, ["right number of storages", "which activation saves its input"]),      # swapped
     ([(25, 40), (25, 40), TANH_OUT, TANH_OUT, (25, 3)],                               # x forgotten,
      ["right number of storages", "for each node from the loss back", "counted twice"]),  # Tanh twice

@@ -201,6 +201,15 @@ def _exercise_1_hint(answer, given, right) -> str:
                    "그래프가 있든 없든 살아 있고, retained_bytes도 세지 않습니다")
     if any(shape in right for shape in extra):
         entries, storages = sum(given.values()), sum(right.values())
+        if entries > storages and set(extra) <= _activation_shapes(model):
+            # the same list comes from counting a shared storage twice and from taking an
+            # activation to save its input as well: ask about both
+            return say("more entries than storages: when one node saves its output and the next "
+                       "saves it as its input, that is one storage, listed once; and does each "
+                       "activation's backward need its input or its output?",
+                       "항목이 스토리지보다 많습니다. 한 노드가 저장한 출력을 다음 노드가 "
+                       "입력으로 저장하면 스토리지는 하나이므로 한 번만 씁니다. 그리고 활성화 "
+                       "함수마다 역전파에 입력과 출력 가운데 무엇이 필요한지도 따져 보세요")
         if entries > storages:
             return say("more entries than storages: when one node saves its output and the next "
                        "saves it as its input, that is one storage, listed once",

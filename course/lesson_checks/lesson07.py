@@ -117,7 +117,8 @@ def _as_losses(returned):
 def _error_hint(error, name):
     which = errors.which_error(error)
     if which == errors.FREED_BUFFER:
-        return say("a backward still reaches a graph that an earlier step's backward freed: "
+        return say("a backward still reaches into an earlier step's graph, whose saved tensors that "
+                   "step's backward freed: "
                    f"run {name} under explain() and look at what one step hands to the next",
                    "앞선 스텝의 역전파가 저장된 텐서를 해제한 그래프에 이번 역전파가 여전히 "
                    f"닿습니다. {name} 함수를 explain() 안에서 실행하고, 한 스텝이 다음 스텝에 "

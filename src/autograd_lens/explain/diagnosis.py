@@ -197,9 +197,9 @@ def _failing_node(roots, lost_here):
 
 
 def _freed_earlier(node):
-    """Freed before the failing call: the failing call itself frees the nodes it runs
-    before it stops, so only a node that an earlier call freed (or that was freed before
-    explain started) counts."""
+    """Freed before the failing call: the failing call itself frees the saved tensors of
+    the nodes it runs before it stops, so only a node whose saved tensors an earlier call
+    freed (or that were freed before explain started) counts."""
     record = record_of(node)
     earlier = record is None or record.freed_by is not None or record.created_at is None
     return earlier and FREED in _lost(node)
