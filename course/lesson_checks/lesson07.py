@@ -309,7 +309,7 @@ def _prediction_hint(failing_step, carrier):
             "first, before running the loop, answer in the cell: failing_step, the first "
             "step that fails (0, 1, 2, ...), and carrier, the name (a string) that hands "
             "that step an earlier step's graph",
-            "먼저, 루프를 실행하기 전에 셀에 답하세요. failing_step에는 처음 실패하는 "
+            "먼저 루프를 실행하기 전에 셀에 답하세요. failing_step에는 처음 실패하는 "
             "스텝(0, 1, 2, ...)을, carrier에는 그 스텝에 앞선 스텝의 그래프를 넘겨주는 "
             "이름(문자열)을 적습니다"))
     if isinstance(failing_step, bool) or not isinstance(failing_step, int) or failing_step < 0:
@@ -426,7 +426,7 @@ def _reason_hint(error_step, failing_op):
             "first, before running anything, answer in the cell: error_step, the first step "
             "that fails (0, 1, 2, ...), and failing_op, the operation whose node fails "
             f"first (one of {choices})",
-            "먼저, 아무것도 실행하기 전에 셀에 답하세요. error_step에는 처음 실패하는 스텝(0, 1, "
+            "먼저 아무것도 실행하기 전에 셀에 답하세요. error_step에는 처음 실패하는 스텝(0, 1, "
             "2, ...)을, failing_op에는 그 노드가 처음 실패하는 연산을 적습니다"
             f"({choices} 중 하나)"))
     if isinstance(error_step, bool) or not isinstance(error_step, int) or error_step < 0:
