@@ -103,3 +103,38 @@ def test_tracebacks_are_short(notebook):
     # %xmode Minimal: a reader sees the error, not library internals.
     first = code_cells(notebook)[0]
     assert "%xmode Minimal" in first.source
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# explain's note quotes the line it names: "... at cell In[2], line 2:\n      features = ..."
+QUOTED_LINE = re.compile(r"cell In\[(\d+)\], line (\d+)[^\n]*:\n +(\S[^\n]*)")
+
+
+def quoted_lines_that_differ(notebook):
+    """Lines that a stored error quotes from a cell, where the cell's source now differs:
+    nbval compares an error's name and message, not the note in its traceback."""
+    sources = {c.execution_count: c.source.splitlines() for c in code_cells(notebook)}
+    stale = []
+    for cell in code_cells(notebook):
+        for output in (o for o in cell.outputs if o.output_type == "error"):
+            text = ANSI.sub("", "\n".join(output.traceback))
+            for count, line, quoted in QUOTED_LINE.findall(text):
+                lines = sources.get(int(count), [])
+                now = lines[int(line) - 1].strip() if int(line) <= len(lines) else None
+                if now != quoted.strip():
+                    stale.append(f"In[{count}] line {line}: stored {quoted.strip()!r}, now {now!r}")
+    return stale
+
+
+def test_stored_errors_quote_the_code_as_it_is(notebook):
+    assert not quoted_lines_that_differ(notebook)
+
+
+def test_a_stale_quote_is_caught():
+    notebook = nbformat.read(NOTEBOOKS[-1], as_version=4)  # lesson 07: its notes quote lines
+    assert not quoted_lines_that_differ(notebook) and any(
+        QUOTED_LINE.search(ANSI.sub("", "\n".join(o.get("traceback", []))))
+        for c in code_cells(notebook) for o in c.outputs)
+    cell = next(c for c in code_cells(notebook) if "features = encoder(x)  #" in c.source)
+    cell.source = cell.source.replace("features = encoder(x)", "features = encoder(x * 1)")
+    assert quoted_lines_that_differ(notebook)
