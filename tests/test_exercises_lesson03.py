@@ -168,7 +168,7 @@ def test_exercise_2_hint_gives_no_label_away():
     ("AB", "set of labels"),
     ({"A": True}, "set of labels"),
     ([1, 2], "set of labels"),
-    ({"A", "E"}, "unknown label(s) E"),
+    ({"A", "E"}, "unknown label(s) 'E'"),
 ])
 def test_exercise_2_odd_input(answer, hint):
     assert is_not_yet(exercise_2(answer), hint)

@@ -250,7 +250,7 @@ def test_exercise_2_the_empty_set_is_told_that_one_works():
 
 
 @pytest.mark.parametrize("answer, words", [
-    ({"F"}, "unknown label(s) F"), ("BD", "expected a set of labels"),
+    ({"F"}, "unknown label(s) 'F'"), ("BD", "expected a set of labels"),
     ({"B": True}, "expected a set of labels"), ([3], "expected a set of labels"),
 ])
 def test_exercise_2_odd_answers(answer, words):

@@ -76,7 +76,7 @@ def read_labels(answer, choices):
 
 def hint_for_unknown_labels(given, choices):
     """A hint naming the labels in `given` that are not keys of `choices`, or None."""
-    unknown = sorted(given - choices.keys())
+    unknown = [repr(label) for label in sorted(given - choices.keys())]  # '' shows as ''
     if not unknown:
         return None
     return say(f"unknown label(s) {', '.join(unknown)}: the labels are {', '.join(choices)}",

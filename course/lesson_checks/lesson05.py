@@ -341,7 +341,8 @@ def exercise_2(answer) -> Verdict:
                        "as a tensor you hold reaches their graph and no backward() dropped them. "
                        "A: eval() does not turn off graph building; C: the last `loss` was "
                        "backpropagated with retain_graph=True; E: `total` reaches every batch's "
-                       "graph; F: the last `loss` still names an undetached graph; "
+                       "graph; F: `loss` still names the last batch's loss, and so its graph "
+                       "(only what was added to `total` was detached); "
                        "B: backward() freed them although `losses` holds the tensors; "
                        "D: no_grad() built none.",
                        f"{', '.join(sorted(keepers))}가 저장된 텐서를 살려 둡니다. 여러분이 가진 "
@@ -349,7 +350,8 @@ def exercise_2(answer) -> Verdict:
                        "없는 한, 저장된 텐서는 살아 있습니다. A: eval()은 그래프 생성을 끄지 "
                        "않습니다. C: 마지막 `loss`에 retain_graph=True로 backward()를 "
                        "호출했습니다. E: `total`이 모든 배치의 그래프에 닿아 있습니다. "
-                       "F: 마지막 `loss`가 detach하지 않은 그래프를 아직 가리킵니다. "
+                       "F: `loss`는 아직 마지막 배치의 손실을 가리키므로 그 그래프도 붙잡고 있습니다"
+                       "(detach한 것은 `total`에 더한 값뿐입니다). "
                        "B: `losses`가 텐서를 붙잡고 있어도 backward()가 저장된 텐서를 해제했습니다. "
                        "D: no_grad()는 그래프를 하나도 만들지 않았습니다."))
 
