@@ -246,7 +246,7 @@ def exercise_2(answer) -> Verdict:
 
 
 # Exercise 3 ---------------------------------------------------------------
-# The forward pass, as the notebook shows it (a test compares the two); `w` is a 1x4 leaf.
+# The forward pass, as the notebook runs it (a test compares the two); `w` is a 1x4 leaf.
 FORWARD_3 = """\
 s = w + 1
 p = s.sin()

@@ -168,7 +168,7 @@ def exercise_1(answer, model_class=None):
                               'each "freed buffer", "version counter" or "none"',
                               '`answer`에 딕셔너리 {"A": ..., "B": ..., "C": ..., "D": ...}를 '
                               '넣고 이 셀을 다시 실행하세요. 각 값은 "freed buffer", "version '
-                              'counter", "none" 가운데 하나입니다'))
+                              'counter", "none" 가운데 하나입니다("해제된 버퍼 오류", "버전 오류", "없음"도 됩니다)'))
     problem = _model_class_problem(model_class, "exercise_1")
     if problem:
         return not_yet(problem)
@@ -317,7 +317,7 @@ def exercise_2(answer, model_class=None):
     if answer is None:
         return unanswered(say(f"set `answer` to the set of letters (A to {last}) of the "
                               'changes that work, such as {"A", "B"}',
-                              f'`answer`에 제대로 동작하는 수정안의 글자(A부터 {last}까지) 집합을 '
+                              f'`answer`에 제대로 동작하는 수정안의 레이블(A부터 {last}까지) 집합을 '
                               f'넣고 이 셀을 다시 실행하세요. 예: {{"A", "B"}}'))
     problem = _model_class_problem(model_class, "exercise_2")
     if problem:
