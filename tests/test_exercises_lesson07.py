@@ -621,8 +621,8 @@ def test_exercise_2_a_fix_without_the_prediction_is_unanswered(error_step, faili
 @pytest.mark.parametrize("error_step, failing_op, words", [
     (1, OP, ["for step 1 to be the first", "trace the steps in order from step 0"]),
     (2, "tanh", ["for step 2 to be the first", "every step before it"]),
-    (0, "tanh", ["the nodes made last first", "which does backward reach first"]),
-    (0, " Tanh ", ["the nodes made last first"]),
+    (0, "tanh", ["the nodes nearer the loss first", "which is nearest the loss"]),
+    (0, " Tanh ", ["the nodes nearer the loss first"]),
     (0, "division", ["the division is the write", "Which operations save a tensor"]),
     (0, "division (the write)", ["the division is the write"]),
     (0, "head", ["after unit_rows has written every row", "nothing it saved changes",

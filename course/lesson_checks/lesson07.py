@@ -427,7 +427,7 @@ def _reason_hint(error_step, failing_op):
             "that fails (0, 1, 2, ...), and failing_op, the operation whose node fails "
             f"first (one of {choices})",
             "먼저 아무것도 실행하기 전에 셀에 답하세요. error_step에는 처음 실패하는 스텝(0, 1, "
-            "2, ...)을, failing_op에는 그 노드가 처음 실패하는 연산을 적습니다"
+            "2, ...)을, failing_op에는 노드가 가장 먼저 실패하는 연산을 적습니다"
             f"({choices} 중 하나)"))
     if isinstance(error_step, bool) or not isinstance(error_step, int) or error_step < 0:
         return not_yet(say(f"error_step is a step number, 0, 1, 2, ...; got {_given(error_step)}",
@@ -450,12 +450,12 @@ def _reason_hint(error_step, failing_op):
         return None
     if op == "tanh":
         return not_yet(say(
-            "tanh's node saved its output, and the writes change that too, but backward runs "
-            "the nodes made last first: of the nodes whose saved tensors the writes change, "
-            "which does backward reach first?",
-            "tanh의 노드가 저장한 출력도 행에 쓰는 연산으로 바뀌지만, 역전파는 나중에 "
-            "만들어진 노드부터 실행합니다. 저장한 텐서가 이 쓰기로 바뀌는 노드 가운데 역전파가 "
-            "가장 먼저 만나는 노드는 무엇인가요?"))
+            "tanh's node saved its output, and the writes change that too, but backward meets "
+            "the nodes nearer the loss first: of the nodes whose saved tensors the writes "
+            "change, which is nearest the loss?",
+            "tanh의 노드가 저장한 출력도 행에 쓰는 연산으로 바뀌지만, 역전파는 손실에 가까운 "
+            "노드부터 만납니다. 저장한 텐서가 이 쓰기로 바뀌는 노드 가운데 손실에 가장 가까운 "
+            "노드는 무엇인가요?"))
     if op == "division":
         return not_yet(say(
             "the division is the write: it changes the rows, and the node that fails is one "
