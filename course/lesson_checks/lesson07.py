@@ -120,8 +120,8 @@ def _error_hint(error, name):
         return say("a backward still reaches into an earlier step's graph, whose saved tensors that "
                    "step's backward freed: "
                    f"run {name} under explain() and look at what one step hands to the next",
-                   "앞선 스텝의 역전파가 저장된 텐서를 해제한 그래프에 이번 역전파가 여전히 "
-                   f"닿습니다. {name} 함수를 explain() 안에서 실행하고, 한 스텝이 다음 스텝에 "
+                   "이번 역전파가 아직도 앞선 스텝의 그래프에 닿습니다. 그 그래프의 저장된 텐서는 그 스텝의 "
+                   f"역전파가 이미 해제했습니다. {name} 함수를 explain() 안에서 실행하고, 한 스텝이 다음 스텝에 "
                    "넘기는 것을 살펴보세요")
     if which == errors.VERSION_COUNTER:
         return say("a backward needs a tensor that was changed in place after autograd saved "
