@@ -442,7 +442,7 @@ def test_exercise_3_too_many_flags_get_the_same_reasoning_whatever_the_order():
 
 def test_exercise_3_korean_hints(speaking):
     speaking("ko")
-    assert is_not_yet(lesson02.exercise_3(all_but_the_last), "retain_graph=True", "2개")
+    assert is_not_yet(lesson02.exercise_3(all_but_the_last), "retain_graph=True", "2번")
     assert is_not_yet(lesson02.exercise_3(no_flags), "saved_tensors(loss1, loss2, loss3)")
     assert is_not_yet(lesson02.exercise_3(flag_as_an_int), "retain_graph=", "True나 False")
     assert is_correct(lesson02.exercise_3(backwards))

@@ -131,7 +131,7 @@ def _hint_1() -> str:
                "여러분이 아직 가지고 있는 잎 텐서 `a`여도(2절), `b * 2`의 2 같은 평범한 수여도 "
                "마찬가지입니다. MulBackward0은 이 2를 텐서로 저장합니다(1절). 변화도에 아무 값도 "
                "필요 없는 노드는 아무것도 저장하지 않습니다. 4절의 a.sum()과 a + 1이 그렇습니다. "
-               "다시 판단해서 이 확인 셀을 다시 실행하세요. 그다음에 saved_tensors(식)으로 이유를 "
+               "다시 판단한 뒤 이 확인 셀을 실행하세요. 그다음에 saved_tensors(식)으로 이유를 "
                "확인할 수 있습니다.")
 
 
@@ -236,11 +236,11 @@ def exercise_2(answer) -> Verdict:
     alive = _alive_after_calls()
     if chosen != alive:
         return not_yet(_hint_2())
-    return correct(say(f"alive: {', '.join(sorted(alive))}. A node's backward drops its saved "
-                       "tensors; a tensor goes only when nothing else (your names, a node not yet "
+    return correct(say(f"alive: {', '.join(sorted(alive))}. A node's backward drops its references "
+                       "to its saved tensors; a tensor goes only when nothing else (your names, a node not yet "
                        "run, a retained graph) still holds it.",
                        f"살아 있는 텐서: {', '.join(sorted(alive))}. 역전파가 노드를 지나가면 "
-                       "노드는 저장된 텐서를 버립니다. 하지만 텐서가 메모리에서 사라지는 것은 "
+                       "노드는 저장된 텐서에 대한 참조를 버립니다. 하지만 텐서가 메모리에서 사라지는 것은 "
                        "여러분의 이름, 아직 실행되지 않은 노드, 유지된 그래프 가운데 어느 것도 "
                        "그 텐서를 참조하지 않을 때뿐입니다."))
 
@@ -468,7 +468,7 @@ def exercise_3(answer) -> Verdict:
                            "tensors it would free, and the order is yours: find the nodes that "
                            "save a tensor (saved_tensors(loss1, loss2, loss3)) and the losses "
                            "that run through each.",
-                           f"세 역전파가 모두 실행되었지만 retain_graph=True가 {flags}개입니다. "
+                           f"세 역전파가 모두 실행되었지만 retain_graph=True를 {flags}번 썼습니다. "
                            "더 적어도 됩니다. 호출에 retain_graph=True가 필요한 것은 그 호출이 "
                            "해제할 저장된 텐서를 가진 노드를 뒤에 오는 호출이 지나갈 때뿐이고, 호출 "
                            "순서는 여러분이 정합니다. 텐서를 저장하는 노드(saved_tensors(loss1, "
