@@ -38,6 +38,6 @@ def grads_after_two_backward_calls():
         torch.multiprocessing.start_processes(
             _iteration, args=(os.path.join(folder, "init"), results),
             nprocs=PROCESSES, start_method="spawn")
-        by_rank = dict((rank, grads) for rank, *grads in
-                       (results.get() for _ in range(PROCESSES)))
-    return [tuple(by_rank[rank]) for rank in range(PROCESSES)]
+        by_rank = {rank: (first, second) for rank, first, second in
+                   (results.get() for _ in range(PROCESSES))}
+    return [by_rank[rank] for rank in range(PROCESSES)]
